@@ -40,16 +40,17 @@ public final class Attestation {
   static {
     java.lang.String[] descriptorData = {
       "\n\034sextant/v1/attestation.proto\022\nsextant." +
-      "v1\"\302\001\n\023AttestationDocument\022\017\n\007variant\030\001 " +
+      "v1\"\325\001\n\023AttestationDocument\022\017\n\007variant\030\001 " +
       "\001(\t\022\021\n\tak_public\030\002 \001(\014\022!\n\006quotes\030\003 \003(\0132\021" +
       ".sextant.v1.Quote\022\021\n\tevent_log\030\004 \001(\014\022\026\n\016" +
       "ek_certificate\030\005 \001(\014\022\026\n\016ak_certificate\030\006" +
-      " \001(\014\022!\n\031intermediate_certificates\030\007 \003(\014\"" +
-      "\232\001\n\005Quote\022\026\n\016hash_algorithm\030\001 \001(\r\022\016\n\006att" +
-      "est\030\002 \001(\014\022\021\n\tsignature\030\003 \001(\014\022)\n\004pcrs\030\004 \003" +
-      "(\0132\033.sextant.v1.Quote.PcrsEntry\032+\n\tPcrsE" +
-      "ntry\022\013\n\003key\030\001 \001(\r\022\r\n\005value\030\002 \001(\014:\0028\001B\030\n\024" +
-      "dev.sextant.proto.v1P\001b\006proto3"
+      " \001(\014\022!\n\031intermediate_certificates\030\007 \003(\014\022" +
+      "\021\n\tuser_data\030\010 \001(\014\"\232\001\n\005Quote\022\026\n\016hash_alg" +
+      "orithm\030\001 \001(\r\022\016\n\006attest\030\002 \001(\014\022\021\n\tsignatur" +
+      "e\030\003 \001(\014\022)\n\004pcrs\030\004 \003(\0132\033.sextant.v1.Quote" +
+      ".PcrsEntry\032+\n\tPcrsEntry\022\013\n\003key\030\001 \001(\r\022\r\n\005" +
+      "value\030\002 \001(\014:\0028\001B\030\n\024dev.sextant.proto.v1P" +
+      "\001b\006proto3"
     };
     descriptor = com.google.protobuf.Descriptors.FileDescriptor
       .internalBuildGeneratedFileFrom(descriptorData,
@@ -60,7 +61,7 @@ public final class Attestation {
     internal_static_sextant_v1_AttestationDocument_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessageV3.FieldAccessorTable(
         internal_static_sextant_v1_AttestationDocument_descriptor,
-        new java.lang.String[] { "Variant", "AkPublic", "Quotes", "EventLog", "EkCertificate", "AkCertificate", "IntermediateCertificates", });
+        new java.lang.String[] { "Variant", "AkPublic", "Quotes", "EventLog", "EkCertificate", "AkCertificate", "IntermediateCertificates", "UserData", });
     internal_static_sextant_v1_Quote_descriptor =
       getDescriptor().getMessageTypes().get(1);
     internal_static_sextant_v1_Quote_fieldAccessorTable = new

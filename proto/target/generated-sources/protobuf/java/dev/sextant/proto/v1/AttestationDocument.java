@@ -24,6 +24,7 @@ private static final long serialVersionUID = 0L;
     ekCertificate_ = com.google.protobuf.ByteString.EMPTY;
     akCertificate_ = com.google.protobuf.ByteString.EMPTY;
     intermediateCertificates_ = emptyList(com.google.protobuf.ByteString.class);
+    userData_ = com.google.protobuf.ByteString.EMPTY;
   }
 
   @java.lang.Override
@@ -255,6 +256,22 @@ private static final long serialVersionUID = 0L;
     return intermediateCertificates_.get(index);
   }
 
+  public static final int USER_DATA_FIELD_NUMBER = 8;
+  private com.google.protobuf.ByteString userData_ = com.google.protobuf.ByteString.EMPTY;
+  /**
+   * <pre>
+   * The data the attester bound into the quote (aTLS: SHA-256 of its certificate's SPKI). Carried
+   * in clear so a verifier can tell "bound to another key" from "made for another nonce".
+   * </pre>
+   *
+   * <code>bytes user_data = 8;</code>
+   * @return The userData.
+   */
+  @java.lang.Override
+  public com.google.protobuf.ByteString getUserData() {
+    return userData_;
+  }
+
   private byte memoizedIsInitialized = -1;
   @java.lang.Override
   public final boolean isInitialized() {
@@ -289,6 +306,9 @@ private static final long serialVersionUID = 0L;
     }
     for (int i = 0; i < intermediateCertificates_.size(); i++) {
       output.writeBytes(7, intermediateCertificates_.get(i));
+    }
+    if (!userData_.isEmpty()) {
+      output.writeBytes(8, userData_);
     }
     getUnknownFields().writeTo(output);
   }
@@ -331,6 +351,10 @@ private static final long serialVersionUID = 0L;
       size += dataSize;
       size += 1 * getIntermediateCertificatesList().size();
     }
+    if (!userData_.isEmpty()) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeBytesSize(8, userData_);
+    }
     size += getUnknownFields().getSerializedSize();
     memoizedSize = size;
     return size;
@@ -360,6 +384,8 @@ private static final long serialVersionUID = 0L;
         .equals(other.getAkCertificate())) return false;
     if (!getIntermediateCertificatesList()
         .equals(other.getIntermediateCertificatesList())) return false;
+    if (!getUserData()
+        .equals(other.getUserData())) return false;
     if (!getUnknownFields().equals(other.getUnknownFields())) return false;
     return true;
   }
@@ -389,6 +415,8 @@ private static final long serialVersionUID = 0L;
       hash = (37 * hash) + INTERMEDIATE_CERTIFICATES_FIELD_NUMBER;
       hash = (53 * hash) + getIntermediateCertificatesList().hashCode();
     }
+    hash = (37 * hash) + USER_DATA_FIELD_NUMBER;
+    hash = (53 * hash) + getUserData().hashCode();
     hash = (29 * hash) + getUnknownFields().hashCode();
     memoizedHashCode = hash;
     return hash;
@@ -533,6 +561,7 @@ private static final long serialVersionUID = 0L;
       ekCertificate_ = com.google.protobuf.ByteString.EMPTY;
       akCertificate_ = com.google.protobuf.ByteString.EMPTY;
       intermediateCertificates_ = emptyList(com.google.protobuf.ByteString.class);
+      userData_ = com.google.protobuf.ByteString.EMPTY;
       return this;
     }
 
@@ -597,6 +626,9 @@ private static final long serialVersionUID = 0L;
       if (((from_bitField0_ & 0x00000040) != 0)) {
         intermediateCertificates_.makeImmutable();
         result.intermediateCertificates_ = intermediateCertificates_;
+      }
+      if (((from_bitField0_ & 0x00000080) != 0)) {
+        result.userData_ = userData_;
       }
     }
 
@@ -698,6 +730,9 @@ private static final long serialVersionUID = 0L;
         }
         onChanged();
       }
+      if (other.getUserData() != com.google.protobuf.ByteString.EMPTY) {
+        setUserData(other.getUserData());
+      }
       this.mergeUnknownFields(other.getUnknownFields());
       onChanged();
       return this;
@@ -768,6 +803,11 @@ private static final long serialVersionUID = 0L;
               intermediateCertificates_.add(v);
               break;
             } // case 58
+            case 66: {
+              userData_ = input.readBytes();
+              bitField0_ |= 0x00000080;
+              break;
+            } // case 66
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -1473,6 +1513,53 @@ private static final long serialVersionUID = 0L;
     public Builder clearIntermediateCertificates() {
       intermediateCertificates_ = emptyList(com.google.protobuf.ByteString.class);
       bitField0_ = (bitField0_ & ~0x00000040);
+      onChanged();
+      return this;
+    }
+
+    private com.google.protobuf.ByteString userData_ = com.google.protobuf.ByteString.EMPTY;
+    /**
+     * <pre>
+     * The data the attester bound into the quote (aTLS: SHA-256 of its certificate's SPKI). Carried
+     * in clear so a verifier can tell "bound to another key" from "made for another nonce".
+     * </pre>
+     *
+     * <code>bytes user_data = 8;</code>
+     * @return The userData.
+     */
+    @java.lang.Override
+    public com.google.protobuf.ByteString getUserData() {
+      return userData_;
+    }
+    /**
+     * <pre>
+     * The data the attester bound into the quote (aTLS: SHA-256 of its certificate's SPKI). Carried
+     * in clear so a verifier can tell "bound to another key" from "made for another nonce".
+     * </pre>
+     *
+     * <code>bytes user_data = 8;</code>
+     * @param value The userData to set.
+     * @return This builder for chaining.
+     */
+    public Builder setUserData(com.google.protobuf.ByteString value) {
+      if (value == null) { throw new NullPointerException(); }
+      userData_ = value;
+      bitField0_ |= 0x00000080;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The data the attester bound into the quote (aTLS: SHA-256 of its certificate's SPKI). Carried
+     * in clear so a verifier can tell "bound to another key" from "made for another nonce".
+     * </pre>
+     *
+     * <code>bytes user_data = 8;</code>
+     * @return This builder for chaining.
+     */
+    public Builder clearUserData() {
+      bitField0_ = (bitField0_ & ~0x00000080);
+      userData_ = getDefaultInstance().getUserData();
       onChanged();
       return this;
     }

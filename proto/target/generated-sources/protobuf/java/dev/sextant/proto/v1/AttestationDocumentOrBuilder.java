@@ -140,4 +140,15 @@ public interface AttestationDocumentOrBuilder extends
    * @return The intermediateCertificates at the given index.
    */
   com.google.protobuf.ByteString getIntermediateCertificates(int index);
+
+  /**
+   * <pre>
+   * The data the attester bound into the quote (aTLS: SHA-256 of its certificate's SPKI). Carried
+   * in clear so a verifier can tell "bound to another key" from "made for another nonce".
+   * </pre>
+   *
+   * <code>bytes user_data = 8;</code>
+   * @return The userData.
+   */
+  com.google.protobuf.ByteString getUserData();
 }
