@@ -1,0 +1,22 @@
+package dev.sextant.kms;
+
+import io.micronaut.context.annotation.Context;
+import io.micronaut.context.annotation.Factory;
+import io.micronaut.context.annotation.Value;
+import java.nio.file.Path;
+
+/** Loads the master secret from the configured files. */
+@Factory
+class MasterSecretFactory {
+
+    /**
+     * {@code @Context} makes the bean eager: a missing or short secret stops the service at start, where
+     * the orchestrator sees it, instead of failing the first key request.
+     */
+    @Context
+    MasterSecret masterSecret(
+            @Value("${sextant.kms.master-secret-file}") String secretFile,
+            @Value("${sextant.kms.salt-file}") String saltFile) {
+        return MasterSecret.load(Path.of(secretFile), Path.of(saltFile));
+    }
+}
