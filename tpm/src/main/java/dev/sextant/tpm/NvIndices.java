@@ -1,0 +1,11 @@
+package dev.sextant.tpm;
+
+/** NV indices Sextant reads and writes (shared design decision "AK trust"). */
+public final class NvIndices {
+    /** RSA-2048 EK certificate, TCG EK Credential Profile §2.2.1.4 (swtpm_setup writes it here). */
+    public static final int EK_CERT_RSA = 0x01C00002;
+    /** Sextant's AK certificate (DER), written at provisioning time. */
+    public static final int AK_CERT = 0x01381001;
+
+    private NvIndices() {}
+}

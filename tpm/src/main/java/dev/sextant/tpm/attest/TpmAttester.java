@@ -1,0 +1,187 @@
+package dev.sextant.tpm.attest;
+
+import com.google.protobuf.ByteString;
+import dev.sextant.attestation.Variant;
+import dev.sextant.attestation.issue.AttestationException;
+import dev.sextant.attestation.issue.Attester;
+import dev.sextant.attestation.tpm.TpmAlg;
+import dev.sextant.attestation.tpm.TpmFormatException;
+import dev.sextant.attestation.verify.Qualification;
+import dev.sextant.proto.v1.AttestationDocument;
+import dev.sextant.proto.v1.Quote;
+import dev.sextant.tpm.NvIndices;
+import dev.sextant.tpm.command.CreatedPrimary;
+import dev.sextant.tpm.command.QuoteResult;
+import dev.sextant.tpm.command.TpmClient;
+import dev.sextant.tpm.command.TpmException;
+import dev.sextant.tpm.transport.TpmTarget;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.Map;
+import java.util.SortedMap;
+
+/**
+ * The qemu-vtpm attester: quotes all 24 SHA-256 PCRs with the AK and packs the evidence into an
+ * {@link AttestationDocument}. Thread-safe: each attest() holds the client's lock for its quote and
+ * PCR read, so concurrent aTLS handshakes queue on the one TPM.
+ */
+public final class TpmAttester implements Attester, AutoCloseable {
+    public static final Path DEFAULT_EVENT_LOG = Path.of("/sys/kernel/security/tpm0/binary_bios_measurements");
+    /** A PCR extended between quote and read forces a new quote; a few rounds settle any boot. */
+    private static final int MAX_QUOTE_ROUNDS = 5;
+
+    private final TpmClient client;
+    private final boolean ownsClient;
+    private final Path eventLog;
+    private final CreatedPrimary ak;
+    private final byte[] ekCertificate;
+    private final byte[] akCertificate;
+
+    /** Uses {@code client} (not closed by {@link #close()}) and the default event log path. */
+    public TpmAttester(TpmClient client) throws AttestationException {
+        this(client, DEFAULT_EVENT_LOG);
+    }
+
+    public TpmAttester(TpmClient client, Path eventLog) throws AttestationException {
+        this(client, eventLog, false);
+    }
+
+    private TpmAttester(TpmClient client, Path eventLog, boolean ownsClient) throws AttestationException {
+        this.client = client;
+        this.ownsClient = ownsClient;
+        this.eventLog = eventLog;
+        try {
+            this.ak = client.createAk();
+        } catch (TpmException e) {
+            throw new AttestationException("loading the AK: " + e.getMessage(), e);
+        }
+        try {
+            this.ekCertificate = readCertificate(NvIndices.EK_CERT_RSA, "EK");
+            this.akCertificate = readCertificate(NvIndices.AK_CERT, "AK");
+        } catch (AttestationException e) {
+            flushQuietly();
+            throw e;
+        }
+    }
+
+    /** Opens the TPM named by a CLI {@code --tpm} argument; {@link #close()} closes it too. */
+    public static TpmAttester open(String tpmArgument, Path eventLog) throws AttestationException {
+        TpmClient client;
+        try {
+            client = TpmClient.open(TpmTarget.parse(tpmArgument));
+        } catch (TpmException e) {
+            throw new AttestationException("opening TPM " + tpmArgument + ": " + e.getMessage(), e);
+        }
+        try {
+            client.startup();
+            return new TpmAttester(client, eventLog, true);
+        } catch (TpmException | AttestationException e) {
+            closeQuietly(client);
+            throw e instanceof AttestationException a ? a
+                    : new AttestationException("starting TPM " + tpmArgument + ": " + e.getMessage(), e);
+        }
+    }
+
+    private static void closeQuietly(TpmClient client) {
+        try {
+            client.close();
+        } catch (IOException ignored) {
+            // Already failing; the original error is the one worth reporting.
+        }
+    }
+
+    private byte[] readCertificate(int index, String what) throws AttestationException {
+        try {
+            return client.nv().read(index);
+        } catch (TpmException e) {
+            throw new AttestationException(String.format("reading the %s certificate from NV index 0x%08x"
+                    + " (was the TPM provisioned?): %s", what, index, e.getMessage()), e);
+        }
+    }
+
+    /** The AK's TPMT_PUBLIC as the TPM returned it. */
+    public byte[] akPublic() { return ak.tpmtPublic(); }
+
+    @Override
+    public AttestationDocument attest(byte[] nonce, byte[] userData) throws AttestationException {
+        byte[] qualifyingData = Qualification.of(nonce, userData);
+        Quote quote = client.exclusive(() -> quoteConsistently(qualifyingData));
+        return AttestationDocument.newBuilder()
+                .setVariant(Variant.QEMU_VTPM.id())
+                .setAkPublic(ByteString.copyFrom(ak.tpmtPublic()))
+                .addQuotes(quote)
+                .setEventLog(ByteString.copyFrom(readEventLog()))
+                .setEkCertificate(ByteString.copyFrom(ekCertificate))
+                .setAkCertificate(ByteString.copyFrom(akCertificate))
+                .setUserData(ByteString.copyFrom(userData))
+                .build();
+    }
+
+    // Quote first, read after: if the read does not digest to the quoted pcrDigest a PCR moved in
+    // between, and a verifier would reject the pair, so quote again.
+    private Quote quoteConsistently(byte[] qualifyingData) throws AttestationException {
+        try {
+            for (int round = 0; round < MAX_QUOTE_ROUNDS; round++) {
+                QuoteResult q = client.quote(ak.handle(), qualifyingData);
+                SortedMap<Integer, byte[]> pcrs = client.pcr().readAll(TpmAlg.SHA256);
+                byte[] quoted = QuotedPcrDigest.parse(q.attest()).pcrDigest();
+                byte[] read = digestOf(pcrs);
+                if (quoted.length == read.length && MessageDigest.isEqual(quoted, read)) {
+                    Quote.Builder b = Quote.newBuilder().setHashAlgorithm(TpmAlg.SHA256)
+                            .setAttest(ByteString.copyFrom(q.attest()))
+                            .setSignature(ByteString.copyFrom(q.signature()));
+                    for (Map.Entry<Integer, byte[]> e : pcrs.entrySet()) {
+                        b.putPcrs(e.getKey(), ByteString.copyFrom(e.getValue()));
+                    }
+                    return b.build();
+                }
+            }
+        } catch (TpmException e) {
+            throw new AttestationException("quoting: " + e.getMessage(), e);
+        } catch (TpmFormatException e) {
+            throw new AttestationException("the TPM returned a malformed quote: " + e.getMessage(), e);
+        }
+        throw new AttestationException("PCRs changed during each of " + MAX_QUOTE_ROUNDS + " quote rounds");
+    }
+
+    static byte[] digestOf(SortedMap<Integer, byte[]> pcrs) {
+        try {
+            MessageDigest sha = MessageDigest.getInstance("SHA-256");
+            pcrs.values().forEach(sha::update);
+            return sha.digest();
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is part of every Java platform", e);
+        }
+    }
+
+    private byte[] readEventLog() throws AttestationException {
+        try {
+            return Files.readAllBytes(eventLog);
+        } catch (NoSuchFileException e) {
+            return new byte[0];   // no firmware log (e.g. swtpm without a boot): the verifier decides
+        } catch (IOException e) {
+            throw new AttestationException("reading the event log " + eventLog + ": " + e, e);
+        }
+    }
+
+    private void flushQuietly() {
+        try {
+            client.flushContext(ak.handle());
+        } catch (TpmException ignored) {
+            // Best effort: the key is re-derivable and a resource manager flushes it on close anyway.
+        }
+    }
+
+    @Override
+    public void close() throws IOException {
+        flushQuietly();
+        if (ownsClient) {
+            client.close();
+        }
+    }
+}
