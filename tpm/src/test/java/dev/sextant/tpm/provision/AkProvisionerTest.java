@@ -100,7 +100,7 @@ class AkProvisionerTest {
     @Test
     @DisplayName("provisioning with another CA replaces the certificate, redefining the index")
     void anotherCaReplaces() throws Exception {
-        var other = dev.sextant.tpm.testkit.TestCa.create(swtpm.dir().resolve("other-ca"), "Other CA");
+        var other = dev.sextant.tpm.swtpm.LocalCa.create(swtpm.dir().resolve("other-ca"), "Other CA");
         X509Certificate replaced = new AkProvisioner(swtpm.client(), other.certificate(), other.key()).provision();
         replaced.verify(other.certificate().getPublicKey());
         assertEquals(replaced, storedAkCertificate(swtpm.client()));

@@ -2,6 +2,8 @@ package dev.sextant.tpm.testkit;
 
 import dev.sextant.tpm.command.TpmClient;
 import dev.sextant.tpm.provision.AkProvisioner;
+import dev.sextant.tpm.swtpm.LocalCa;
+import dev.sextant.tpm.swtpm.SwtpmManufacturer;
 import dev.sextant.tpm.provision.ProvisioningException;
 import dev.sextant.tpm.transport.SwtpmSocketTransport;
 import org.junit.jupiter.api.Assumptions;
@@ -19,7 +21,7 @@ import java.util.stream.Stream;
 
 /**
  * A real swtpm for tests: manufactured by swtpm_setup with an RSA EK whose certificate (NV
- * 0x01C00002) is signed by a fresh {@link TestCa}, then served on free loopback ports. swtpm
+ * 0x01C00002) is signed by a fresh {@link LocalCa}, then served on free loopback ports. swtpm
  * serves one connection at a time, so share one {@link TpmClient} per Swtpm ({@link #client()}).
  * Closing kills the process and deletes the state.
  */
@@ -27,13 +29,13 @@ public final class Swtpm implements AutoCloseable {
     private static final String HOST = "127.0.0.1";
 
     private final Path dir;
-    private final TestCa ca;
+    private final LocalCa ca;
     private Process process;
     private int port;
     private int ctrlPort;
     private TpmClient client;
 
-    private Swtpm(Path dir, TestCa ca) {
+    private Swtpm(Path dir, LocalCa ca) {
         this.dir = dir;
         this.ca = ca;
     }
@@ -57,9 +59,9 @@ public final class Swtpm implements AutoCloseable {
     /** A manufactured TPM with an EK certificate, no AK certificate yet. */
     public static Swtpm start() throws Exception {
         Path dir = Files.createTempDirectory("sextant-swtpm-");
-        Swtpm tpm = new Swtpm(dir, TestCa.create(dir.resolve("ca"), "Sextant Test EK CA"));
+        Swtpm tpm = new Swtpm(dir, LocalCa.create(dir.resolve("ca"), "Sextant Test EK CA"));
         try {
-            SwtpmSetup.manufacture(dir, tpm.ca);
+            SwtpmManufacturer.manufacture(dir, tpm.ca);
             tpm.launch();
             return tpm;
         } catch (Exception e) {
@@ -175,7 +177,7 @@ public final class Swtpm implements AutoCloseable {
     /** The CLI's {@code --tpm} argument for this TPM. */
     public String tpmArg() { return "swtpm:" + HOST + ":" + port; }
 
-    public TestCa ca() { return ca; }
+    public LocalCa ca() { return ca; }
 
     public Path dir() { return dir; }
 

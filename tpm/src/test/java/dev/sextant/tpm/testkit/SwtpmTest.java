@@ -22,8 +22,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class SwtpmTest {
     @Test
-    @DisplayName("a started swtpm has an EK certificate that chains (PKIX, no revocation) to its TestCa")
-    void ekCertificateChainsToTestCa() throws Exception {
+    @DisplayName("a started swtpm has an EK certificate that chains (PKIX, no revocation) to its LocalCa")
+    void ekCertificateChainsToLocalCa() throws Exception {
         Swtpm.assumeAvailable();
         try (Swtpm swtpm = Swtpm.start()) {
             assertEquals("swtpm:127.0.0.1:" + swtpm.port(), swtpm.tpmArg());

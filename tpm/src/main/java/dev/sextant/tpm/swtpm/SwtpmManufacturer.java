@@ -1,4 +1,4 @@
-package dev.sextant.tpm.testkit;
+package dev.sextant.tpm.swtpm;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -6,13 +6,14 @@ import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Runs swtpm_setup with our own configuration, so the EK certificate is signed by a {@link TestCa}
- * instead of the host's /var/lib/swtpm-localca (see swtpm_setup.conf(5), swtpm-localca.conf(5)).
+ * Creates an emulated TPM's state with swtpm_setup and our own configuration, so its EK
+ * certificate is signed by a {@link LocalCa} instead of the host's /var/lib/swtpm-localca (see
+ * swtpm_setup.conf(5), swtpm-localca.conf(5)). The state lands in {@code dir/state}.
  */
-final class SwtpmSetup {
-    private SwtpmSetup() {}
+public final class SwtpmManufacturer {
+    private SwtpmManufacturer() {}
 
-    static void manufacture(Path dir, TestCa ca) throws IOException, InterruptedException {
+    public static void manufacture(Path dir, LocalCa ca) throws IOException, InterruptedException {
         Path localca = Files.createDirectories(dir.resolve("localca"));
         Path state = Files.createDirectories(dir.resolve("state"));
         Files.writeString(localca.resolve("certserial"), "1\n");

@@ -1,6 +1,10 @@
-package dev.sextant.tpm.testkit;
+package dev.sextant.tpm.swtpm;
 
 import org.bouncycastle.asn1.x500.X500Name;
+import org.bouncycastle.cert.X509CertificateHolder;
+import org.bouncycastle.openssl.PEMKeyPair;
+import org.bouncycastle.openssl.PEMParser;
+import org.bouncycastle.openssl.jcajce.JcaPEMKeyConverter;
 import org.bouncycastle.asn1.x509.BasicConstraints;
 import org.bouncycastle.asn1.x509.Extension;
 import org.bouncycastle.asn1.x509.KeyUsage;
@@ -24,16 +28,17 @@ import java.time.Instant;
 import java.util.Date;
 
 /**
- * A throwaway EK/AK CA for tests: an RSA-2048 key and a self-signed certificate, also written as
- * PEM files ({@link #keyPem()}, {@link #certPem()}) for swtpm_localca and for {@code --ek-ca}.
+ * A local EK/AK CA, the "manufacturer" of emulated TPMs: an RSA-2048 key and a self-signed
+ * certificate, kept as PEM files ({@link #keyPem()}, {@link #certPem()}) for swtpm_localca (EK
+ * certificates), for AK provisioning and for verifiers' {@code --ek-ca}.
  */
-public final class TestCa {
+public final class LocalCa {
     private final PrivateKey key;
     private final X509Certificate certificate;
     private final Path keyPem;
     private final Path certPem;
 
-    private TestCa(PrivateKey key, X509Certificate certificate, Path keyPem, Path certPem) {
+    private LocalCa(PrivateKey key, X509Certificate certificate, Path keyPem, Path certPem) {
         this.key = key;
         this.certificate = certificate;
         this.keyPem = keyPem;
@@ -41,7 +46,7 @@ public final class TestCa {
     }
 
     /** Generates a CA named {@code CN=<name>} and writes key.pem and cert.pem into {@code dir}. */
-    public static TestCa create(Path dir, String name) throws Exception {
+    public static LocalCa create(Path dir, String name) throws Exception {
         KeyPairGenerator gen = KeyPairGenerator.getInstance("RSA");
         gen.initialize(2048);
         KeyPair pair = gen.generateKeyPair();
@@ -63,7 +68,24 @@ public final class TestCa {
         Path certPem = dir.resolve("ca-cert.pem");
         Files.writeString(keyPem, pem(pair.getPrivate()));
         Files.writeString(certPem, pem(cert));
-        return new TestCa(pair.getPrivate(), cert, keyPem, certPem);
+        return new LocalCa(pair.getPrivate(), cert, keyPem, certPem);
+    }
+
+    /** Loads a CA written earlier by {@link #create}. */
+    public static LocalCa load(Path dir) throws IOException {
+        Path keyPem = dir.resolve("ca-key.pem");
+        Path certPem = dir.resolve("ca-cert.pem");
+        try (var keyReader = Files.newBufferedReader(keyPem); var certReader = Files.newBufferedReader(certPem)) {
+            Object key = new PEMParser(keyReader).readObject();
+            Object cert = new PEMParser(certReader).readObject();
+            if (!(key instanceof PEMKeyPair pair) || !(cert instanceof X509CertificateHolder holder)) {
+                throw new IOException("not a CA written by LocalCa: " + dir);
+            }
+            return new LocalCa(new JcaPEMKeyConverter().getPrivateKey(pair.getPrivateKeyInfo()),
+                    new JcaX509CertificateConverter().getCertificate(holder), keyPem, certPem);
+        } catch (java.security.cert.CertificateException e) {
+            throw new IOException("unreadable CA certificate " + certPem + ": " + e.getMessage(), e);
+        }
     }
 
     static String pem(Object o) throws IOException {
