@@ -1,0 +1,11 @@
+package dev.sextant.cli;
+
+import dev.sextant.cli.attest.AttestCommand;
+import dev.sextant.cli.tpm.TpmCommand;
+import picocli.CommandLine.Command;
+
+@Command(name = "sextant", mixinStandardHelpOptions = true, version = "sextant 0.1.0",
+        description = "Confidential Kubernetes clusters whose nodes prove what they run.",
+        subcommands = {AttestCommand.class, TpmCommand.class})
+public final class SextantCommand {
+}

@@ -1,0 +1,38 @@
+package dev.sextant.cli.tpm;
+
+import dev.sextant.tpm.command.TpmClient;
+import dev.sextant.tpm.provision.AkProvisioner;
+import dev.sextant.tpm.swtpm.LocalCa;
+import dev.sextant.tpm.transport.TpmTarget;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+
+@Command(name = "provision", mixinStandardHelpOptions = true,
+        description = "Derive the AK and store its certificate, issued by the EK's CA, in NV 0x01381001.")
+public final class ProvisionCommand implements Callable<Integer> {
+    @Spec
+    CommandSpec spec;
+
+    @Option(names = "--tpm", required = true, description = "swtpm:HOST:PORT or device:/dev/tpmrm0")
+    String tpm;
+
+    @Option(names = "--ca", required = true, description = "directory of a CA made by 'sextant tpm ca'")
+    Path caDir;
+
+    @Override
+    public Integer call() throws Exception {
+        LocalCa ca = LocalCa.load(caDir);
+        try (TpmClient client = TpmClient.open(TpmTarget.parse(tpm))) {
+            client.startup();
+            var certificate = new AkProvisioner(client, ca.certificate(), ca.key()).provision();
+            spec.commandLine().getOut().println("AK certificate: " + certificate.getSubjectX500Principal()
+                    + ", issued by " + certificate.getIssuerX500Principal());
+        }
+        return 0;
+    }
+}
