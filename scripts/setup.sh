@@ -27,7 +27,7 @@ SRC
 # Packages from bookworm (first list) and from bookworm-backports (second list).
 BOOKWORM=(swtpm swtpm-tools tpm2-tools openssl
           qemu-system-x86 ovmf pesign sbsigntool mtools dosfstools erofs-utils squashfs-tools
-          cryptsetup bubblewrap kmod cpio python3-pefile zstd gdisk
+          cryptsetup bubblewrap kmod cpio python3-pefile zstd gdisk binutils
           docker.io docker-registry skopeo umoci iproute2)
 BACKPORTS=(mkosi systemd-boot systemd-boot-efi osslsigncode)
 

@@ -1,0 +1,36 @@
+package dev.sextant.imagebuilder.cli;
+
+import dev.sextant.imagebuilder.predict.PcrPredictor;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+
+/** {@code measure image IMAGE.raw}: the same JSON as {@code measure uki}, for the UKI on the image's ESP. */
+@Command(name = "image", mixinStandardHelpOptions = true,
+        description = "Predict PCR 4, 9 and 11 of the UKI at \\EFI\\BOOT\\BOOTX64.EFI in a raw GPT disk image.")
+public final class ImageCommand implements Callable<Integer> {
+    @Spec
+    CommandSpec spec;
+
+    @Parameters(index = "0", paramLabel = "IMAGE.raw", description = "raw disk image (GPT, FAT ESP)")
+    Path image;
+
+    @Option(names = "--events", description = "also print the predicted events to stderr")
+    boolean events;
+
+    @Option(names = "--measurements", description = "print the measurements policy JSON (PCR 4, 9, 11, 12, 13, 15) instead")
+    boolean measurements;
+
+    public ImageCommand() {
+    }
+
+    @Override
+    public Integer call() {
+        return Failures.run(spec, image, () -> UkiCommand.print(spec, new PcrPredictor().predictImage(image), events, measurements));
+    }
+}
