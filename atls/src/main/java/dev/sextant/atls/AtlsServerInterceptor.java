@@ -1,0 +1,43 @@
+package dev.sextant.atls;
+
+import dev.sextant.attestation.verify.AttestedState;
+import io.grpc.Context;
+import io.grpc.Contexts;
+import io.grpc.Grpc;
+import io.grpc.Metadata;
+import io.grpc.ServerCall;
+import io.grpc.ServerCallHandler;
+import io.grpc.ServerInterceptor;
+import io.grpc.Status;
+
+import java.util.Optional;
+
+/**
+ * Makes the client's verified {@link AttestedState} available to service methods through
+ * {@link PeerAttestation#current()}. When attestation is required, a call on a connection without
+ * one (a misconfigured server, plain TLS) is closed with UNAUTHENTICATED before the method runs:
+ * the handshake is the real gate, this is the second lock.
+ */
+public final class AtlsServerInterceptor implements ServerInterceptor {
+    private final boolean attestationRequired;
+
+    public AtlsServerInterceptor(boolean attestationRequired) {
+        this.attestationRequired = attestationRequired;
+    }
+
+    @Override
+    public <Q, R> ServerCall.Listener<Q> interceptCall(ServerCall<Q, R> call, Metadata headers,
+                                                        ServerCallHandler<Q, R> next) {
+        Optional<AttestedState> state =
+                PeerAttestation.of(call.getAttributes().get(Grpc.TRANSPORT_ATTR_SSL_SESSION));
+        if (state.isEmpty()) {
+            if (attestationRequired) {
+                call.close(Status.UNAUTHENTICATED.withDescription("the peer is not attested"), new Metadata());
+                return new ServerCall.Listener<>() {};
+            }
+            return next.startCall(call, headers);
+        }
+        Context context = Context.current().withValue(PeerAttestation.CONTEXT_KEY, state.get());
+        return Contexts.interceptCall(context, call, headers, next);
+    }
+}

@@ -1,0 +1,108 @@
+package dev.sextant.atls;
+
+import dev.sextant.attestation.Variant;
+import dev.sextant.attestation.issue.AttestationException;
+import dev.sextant.attestation.issue.Attester;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import javax.net.ssl.SSLEngine;
+import javax.net.ssl.X509ExtendedKeyManager;
+import java.net.Socket;
+import java.security.GeneralSecurityException;
+import java.security.KeyPair;
+import java.security.Principal;
+import java.security.PrivateKey;
+import java.security.cert.X509Certificate;
+import java.util.Arrays;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Presents a freshly minted certificate in every handshake. With an attester, the certificate
+ * carries a document over the nonce the PEER chose (server: ClientHello.random, client:
+ * ServerHello.random) and SHA-256 of the minted SPKI. Without one, it is a bare self-signed
+ * certificate. Extends X509ExtendedKeyManager because only the engine overloads see the engine.
+ */
+final class AttestingKeyManager extends X509ExtendedKeyManager {
+    private static final Logger LOG = LoggerFactory.getLogger(AttestingKeyManager.class);
+    private static final String KEY_TYPE = "EC"; // a P-256 key matches ecdsa_secp256r1_sha256 only
+    /** Aliases are fetched right after they are chosen; more pending than this means a leak. */
+    private static final int MAX_PENDING = 1024;
+
+    private final CertificateMinter minter;
+    private final Attester attester; // null: no evidence, just a fresh self-signed certificate
+    private final Variant variant;
+    // getCertificateChain/getPrivateKey have no engine argument, hence one unique alias per handshake.
+    private final Map<String, MintedCredential> pending = new ConcurrentHashMap<>();
+    private final AtomicLong counter = new AtomicLong();
+
+    AttestingKeyManager(CertificateMinter minter, Attester attester, Variant variant) {
+        this.minter = minter;
+        this.attester = attester;
+        this.variant = variant;
+    }
+
+    @Override
+    public String chooseEngineServerAlias(String keyType, Principal[] issuers, SSLEngine engine) {
+        return KEY_TYPE.equals(keyType) ? mint(TlsRandoms.client(engine), "server") : null;
+    }
+
+    @Override
+    public String chooseEngineClientAlias(String[] keyTypes, Principal[] issuers, SSLEngine engine) {
+        return Arrays.asList(keyTypes).contains(KEY_TYPE) ? mint(TlsRandoms.server(engine), "client") : null;
+    }
+
+    /** Returns null (no certificate, so the handshake fails) whenever evidence cannot be produced. */
+    private String mint(Optional<byte[]> peerNonce, String role) {
+        if (peerNonce.isEmpty()) {
+            LOG.warn("aTLS {}: no TLS random on this engine (needs the OPENSSL provider); sending no certificate", role);
+            return null;
+        }
+        if (pending.size() >= MAX_PENDING) {
+            pending.clear();
+        }
+        try {
+            KeyPair keys = minter.newKeyPair();
+            byte[] document = null;
+            if (attester != null) {
+                byte[] spkiHash = Digests.sha256(keys.getPublic().getEncoded());
+                document = attester.attest(peerNonce.get(), spkiHash).toByteArray();
+            }
+            String alias = "atls-" + role + "-" + counter.incrementAndGet();
+            pending.put(alias, minter.certify(keys, variant, document));
+            return alias;
+        } catch (AttestationException | GeneralSecurityException e) {
+            LOG.warn("aTLS {}: cannot produce evidence, sending no certificate: {}", role, e.getMessage());
+            return null;
+        }
+    }
+
+    @Override
+    public X509Certificate[] getCertificateChain(String alias) {
+        MintedCredential minted = pending.get(alias);
+        return minted == null ? null : new X509Certificate[] {minted.certificate()};
+    }
+
+    /** Netty fetches the chain, then the key: the key is the last use of the alias. */
+    @Override
+    public PrivateKey getPrivateKey(String alias) {
+        MintedCredential minted = pending.remove(alias);
+        return minted == null ? null : minted.key();
+    }
+
+    @Override
+    public String[] getClientAliases(String keyType, Principal[] issuers) { return null; }
+
+    @Override
+    public String[] getServerAliases(String keyType, Principal[] issuers) { return null; }
+
+    /** Socket-based callers have no TLS random to bind to: refuse. */
+    @Override
+    public String chooseClientAlias(String[] keyTypes, Principal[] issuers, Socket socket) { return null; }
+
+    @Override
+    public String chooseServerAlias(String keyType, Principal[] issuers, Socket socket) { return null; }
+}

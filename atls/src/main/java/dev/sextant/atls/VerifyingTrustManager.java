@@ -1,0 +1,129 @@
+package dev.sextant.atls;
+
+import dev.sextant.attestation.Variant;
+import dev.sextant.attestation.verify.AttestationRejected;
+import dev.sextant.attestation.verify.AttestationVerifier;
+import dev.sextant.attestation.verify.AttestedState;
+import io.netty.handler.ssl.ResumableX509ExtendedTrustManager;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import javax.net.ssl.SSLEngine;
+import javax.net.ssl.SSLSession;
+import javax.net.ssl.X509ExtendedTrustManager;
+import java.net.Socket;
+import java.security.Provider;
+import java.security.cert.CertificateException;
+import java.security.cert.X509Certificate;
+import java.time.Clock;
+import java.util.Optional;
+
+/**
+ * Verifies the peer's evidence inside the handshake, against the nonce THIS side chose (server:
+ * ServerHello.random, client: ClientHello.random), so a bad peer fails the handshake. On success
+ * the {@link AttestedState} is stored in the handshake session for {@link PeerAttestation}.
+ * Without a verifier every peer is accepted (the unverified side of a one-way attested mode).
+ */
+final class VerifyingTrustManager extends X509ExtendedTrustManager implements ResumableX509ExtendedTrustManager {
+    private static final Logger LOG = LoggerFactory.getLogger(VerifyingTrustManager.class);
+
+    private final AttestationVerifier verifier; // null: accept any peer certificate
+    private final Variant variant;
+    private final Provider bc;
+    private final Clock clock;
+
+    VerifyingTrustManager(AttestationVerifier verifier, Variant variant, Provider bc, Clock clock) {
+        this.verifier = verifier;
+        this.variant = variant;
+        this.bc = bc;
+        this.clock = clock;
+    }
+
+    @Override
+    public void checkClientTrusted(X509Certificate[] chain, String authType, SSLEngine engine)
+            throws CertificateException {
+        check(chain, engine, TlsRandoms.server(engine), "client");
+    }
+
+    @Override
+    public void checkServerTrusted(X509Certificate[] chain, String authType, SSLEngine engine)
+            throws CertificateException {
+        check(chain, engine, TlsRandoms.client(engine), "server");
+    }
+
+    private void check(X509Certificate[] chain, SSLEngine engine, Optional<byte[]> ownNonce, String peer)
+            throws CertificateException {
+        if (verifier == null) {
+            return;
+        }
+        if (ownNonce.isEmpty()) {
+            LOG.warn("aTLS: rejected {}: no TLS random on this engine (needs the OPENSSL provider)", peer);
+            throw new CertificateException("aTLS needs the OPENSSL provider: no TLS random");
+        }
+        try {
+            PeerEvidence evidence = PeerEvidence.extract(chain, variant, bc, clock);
+            AttestedState state = verifier.verify(evidence.document(), ownNonce.get(), evidence.spkiHash());
+            record(engine, state);
+        } catch (AttestationRejected rejected) {
+            LOG.warn("aTLS: rejected {} attestation: {}", peer, rejected.toString());
+            throw new CertificateException("aTLS " + peer + " attestation rejected: " + rejected, rejected);
+        } catch (RuntimeException bug) { // a verifier bug must still fail closed, and say so once
+            LOG.warn("aTLS: rejected {}: the verifier failed: {}", peer, bug.toString());
+            throw new CertificateException("aTLS " + peer + " verification failed", bug);
+        }
+    }
+
+    private static void record(SSLEngine engine, AttestedState state) throws CertificateException {
+        SSLSession session = engine.getHandshakeSession();
+        if (session == null) { // cannot hand the state to the application: fail closed
+            throw new CertificateException("aTLS: no handshake session to record the attested state in");
+        }
+        PeerAttestation.record(session, state);
+    }
+
+    /**
+     * Resumption skips minting and verification. It is switched off (no tickets, no cache); should
+     * Netty still report a resumed session, it is refused here. (Observed: with tickets on, a TLS 1.3
+     * resumption did not reach this hook, so the switches and the interceptor are the real locks.)
+     */
+    @Override
+    public void resumeClientTrusted(X509Certificate[] chain, SSLEngine engine) throws CertificateException {
+        refuseResumption();
+    }
+
+    @Override
+    public void resumeServerTrusted(X509Certificate[] chain, SSLEngine engine) throws CertificateException {
+        refuseResumption();
+    }
+
+    private void refuseResumption() throws CertificateException {
+        if (verifier != null) {
+            LOG.warn("aTLS: rejected a resumed session (its evidence is not fresh)");
+            throw new CertificateException("aTLS: session resumption is not allowed");
+        }
+    }
+
+    /** Engine-less callers have no TLS random to verify against: refuse. */
+    @Override
+    public void checkClientTrusted(X509Certificate[] chain, String authType) throws CertificateException {
+        throw new CertificateException("aTLS verification needs the SSLEngine");
+    }
+
+    @Override
+    public void checkServerTrusted(X509Certificate[] chain, String authType) throws CertificateException {
+        throw new CertificateException("aTLS verification needs the SSLEngine");
+    }
+
+    @Override
+    public void checkClientTrusted(X509Certificate[] chain, String authType, Socket socket) throws CertificateException {
+        throw new CertificateException("aTLS verification needs the SSLEngine");
+    }
+
+    @Override
+    public void checkServerTrusted(X509Certificate[] chain, String authType, Socket socket) throws CertificateException {
+        throw new CertificateException("aTLS verification needs the SSLEngine");
+    }
+
+    @Override
+    public X509Certificate[] getAcceptedIssuers() { return new X509Certificate[0]; }
+}

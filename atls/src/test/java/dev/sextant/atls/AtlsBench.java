@@ -1,0 +1,84 @@
+package dev.sextant.atls;
+
+import dev.sextant.tpm.testkit.Swtpm;
+import io.netty.handler.ssl.SslContext;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.LongSupplier;
+
+/**
+ * Handshake throughput of plain TLS 1.3 against aTLS, in one JVM on loopback (scripts/bench-atls.sh).
+ * Arguments: warm-up seconds per variant (default 15: C2 on 2 cores is still compiling after
+ * 10 s), measured seconds per variant (10), client threads (4).
+ */
+public final class AtlsBench {
+    /** One configuration; {@code attestations} counts evidence produced, to rule out resumption. */
+    record Variant(String name, SslContext server, SslContext client, LongSupplier attestations,
+                   AutoCloseable resources) implements AutoCloseable {
+        @Override
+        public void close() throws Exception { resources.close(); }
+    }
+
+    private AtlsBench() {}
+
+    public static void main(String[] args) throws Exception {
+        double warmup = args.length > 0 ? Double.parseDouble(args[0]) : 15;
+        double measure = args.length > 1 ? Double.parseDouble(args[1]) : 10;
+        int threads = args.length > 2 ? Integer.parseInt(args[2]) : 4;
+        System.out.printf("aTLS bench: %d CPUs, warm-up %.0f s + measure %.0f s per variant, %d client threads%n",
+                Runtime.getRuntime().availableProcessors(), warmup, measure, threads);
+        List<String[]> rows = new ArrayList<>();
+        double baseline = Double.NaN;
+        for (Variant variant : variants()) {
+            try (variant; HandshakeLoop loop = new HandshakeLoop(variant.server(), variant.client())) {
+                loop.run(warmup, threads);
+                long before = variant.attestations().getAsLong();
+                HandshakeLoop.Result r = loop.run(measure, threads);
+                long attested = variant.attestations().getAsLong() - before;
+                if (Double.isNaN(baseline)) {
+                    baseline = r.perSecond();
+                }
+                rows.add(new String[] {variant.name(), String.format("%.1f", r.perSecond()),
+                        String.format("%.2f", r.cpuMillisPerHandshake()), Long.toString(r.failures()),
+                        r.handshakes() == 0 ? "-" : String.format("%.2f", (double) attested / r.handshakes()),
+                        String.format("%.3f", r.perSecond() / baseline)});
+                System.out.printf("  done: %s%n", variant.name());
+            }
+        }
+        print(rows);
+        SoftwareEvidence node = new SoftwareEvidence("micro");
+        MicroCosts.print(Math.max(1, measure / 3), node.attester, node.verifier);
+    }
+
+    private static List<Variant> variants() throws Exception {
+        List<Variant> variants = new ArrayList<>();
+        PlainContexts plain = new PlainContexts();
+        variants.add(new Variant("plain TLS 1.3, mutual, static certs", plain.server, plain.client, () -> 0, () -> {}));
+        SoftwareEvidence server = new SoftwareEvidence("bench-server");
+        variants.add(new Variant("aTLS server-attested, software TPM (mint + verify)",
+                AtlsContexts.server(server.attester, null), AtlsContexts.client(null, server.verifier),
+                () -> server.attester.calls.get(), () -> {}));
+        SoftwareEvidence client = new SoftwareEvidence("bench-client");
+        variants.add(new Variant("aTLS mutual, software TPM both sides",
+                AtlsContexts.server(server.attester, client.verifier), AtlsContexts.client(client.attester, server.verifier),
+                () -> server.attester.calls.get() + client.attester.calls.get(), () -> {}));
+        if (Swtpm.onPath("swtpm") && Swtpm.onPath("swtpm_setup")) {
+            SwtpmEvidence tpm = new SwtpmEvidence();
+            variants.add(new Variant("aTLS server-attested, swtpm TpmAttester (quote + verify)",
+                    AtlsContexts.server(tpm.attester, null), AtlsContexts.client(null, tpm.verifier),
+                    () -> tpm.attester.calls.get(), tpm));
+        } else {
+            System.out.println("SKIPPED swtpm variant: swtpm/swtpm_setup not on PATH (scripts/setup.sh)");
+        }
+        return variants;
+    }
+
+    private static void print(List<String[]> rows) {
+        System.out.printf("%n%-66s %10s %10s %6s %12s %10s%n", "variant", "hs/s", "CPU ms/hs", "fail",
+                "attest/hs", "vs plain");
+        for (String[] r : rows) {
+            System.out.printf("%-66s %10s %10s %6s %12s %10s%n", (Object[]) r);
+        }
+    }
+}

@@ -1,0 +1,150 @@
+package dev.sextant.atls;
+
+import dev.sextant.attestation.testkit.Mutation;
+import dev.sextant.attestation.testkit.SoftwareTpmAttester;
+import dev.sextant.attestation.verify.AttestedState;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.netty.handler.ssl.SslContext;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+@DisplayName("aTLS over gRPC/Netty/BoringSSL with software-TPM evidence and the real DocumentVerifier")
+class AtlsHandshakeTest {
+    /** Who attests. The other side verifies; a side that does not verify accepts any peer. */
+    enum Mode {
+        SERVER_ATTESTED(true, false), CLIENT_ATTESTED(false, true), MUTUAL(true, true);
+
+        final boolean serverAttests;
+        final boolean clientAttests;
+
+        Mode(boolean serverAttests, boolean clientAttests) {
+            this.serverAttests = serverAttests;
+            this.clientAttests = clientAttests;
+        }
+
+        SslContext server(SoftwareEvidence server, SoftwareEvidence client) throws Exception {
+            return AtlsContexts.server(serverAttests ? server.attester : null, clientAttests ? client.verifier : null);
+        }
+
+        SslContext client(SoftwareEvidence server, SoftwareEvidence client) throws Exception {
+            return AtlsContexts.client(clientAttests ? client.attester : null, serverAttests ? server.verifier : null);
+        }
+    }
+
+    private static SoftwareTpmAttester serverNode;
+    private static SoftwareTpmAttester clientNode;
+
+    private SoftwareEvidence goodServer;
+    private SoftwareEvidence goodClient;
+
+    @BeforeAll
+    static void makeNodes() {
+        serverNode = SoftwareEvidence.node("server");
+        clientNode = SoftwareEvidence.node("client");
+    }
+
+    @BeforeEach
+    void freshCounters() {
+        goodServer = new SoftwareEvidence(serverNode);
+        goodClient = new SoftwareEvidence(clientNode);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(Mode.class)
+    @DisplayName("a call succeeds when the attesting side's evidence is fresh, bound to its key and trusted")
+    void goodEvidenceIsAccepted(Mode mode) throws Exception {
+        try (GrpcPair pair = new GrpcPair(mode.server(goodServer, goodClient), mode.clientAttests)) {
+            GrpcPair.Reply reply = pair.call(mode.client(goodServer, goodClient));
+
+            assertArrayEquals(mode.clientAttests ? goodClient.node.akName() : new byte[0],
+                    reply.clientAkSeenByService(), "the service method sees the AK name the server verified");
+            assertArrayEquals(mode.serverAttests ? goodServer.node.akName() : new byte[0],
+                    reply.serverStateSeenByClient().map(AttestedState::akName).orElse(new byte[0]),
+                    "the client application sees the AK name it verified");
+            assertEquals(mode.clientAttests ? 1 : 0, goodClient.verifier.verifications.get());
+            assertEquals(mode.serverAttests ? 1 : 0, goodServer.verifier.verifications.get());
+        }
+    }
+
+    @ParameterizedTest(name = "{0}, server quotes a stale nonce")
+    @EnumSource(value = Mode.class, names = {"SERVER_ATTESTED", "MUTUAL"})
+    @DisplayName("a server with stale evidence fails the handshake on the client, in every mode it attests")
+    void staleServerFailsTheHandshake(Mode mode) throws Exception {
+        SoftwareEvidence server = new SoftwareEvidence("server", Mutation.STALE_NONCE);
+        try (GrpcPair pair = new GrpcPair(mode.server(server, goodClient), mode.clientAttests)) {
+            assertRefusedInHandshake(pair, mode.client(server, goodClient));
+            assertEquals(1, server.verifier.verifications.get());
+        }
+    }
+
+    @ParameterizedTest(name = "{0}, client quotes a stale nonce")
+    @EnumSource(value = Mode.class, names = {"CLIENT_ATTESTED", "MUTUAL"})
+    @DisplayName("a client with stale evidence fails the handshake on the server, in every mode it attests")
+    void staleClientFailsTheHandshake(Mode mode) throws Exception {
+        SoftwareEvidence client = new SoftwareEvidence("client", Mutation.STALE_NONCE);
+        try (GrpcPair pair = new GrpcPair(mode.server(goodServer, client), true)) {
+            assertRefusedInHandshake(pair, mode.client(goodServer, client));
+            assertEquals(1, client.verifier.verifications.get());
+        }
+    }
+
+    @ParameterizedTest(name = "server-attested, {0}")
+    @EnumSource(value = Mutation.class, names = {"OTHER_USER_DATA", "FOREIGN_CA", "FLIP_SIGNATURE", "BAD_PCR_DIGEST"})
+    @DisplayName("every verifier rejection reaches the handshake: another TLS key, a foreign EK CA, a bad signature, bad PCRs")
+    void verifierRejectionsFailTheHandshake(Mutation mutation) throws Exception {
+        SoftwareEvidence server = new SoftwareEvidence("server", mutation);
+        try (GrpcPair pair = new GrpcPair(Mode.SERVER_ATTESTED.server(server, goodClient), false)) {
+            assertRefusedInHandshake(pair, Mode.SERVER_ATTESTED.client(server, goodClient));
+        }
+    }
+
+    @Test
+    @DisplayName("a client without an attester is refused by a server that verifies clients")
+    void unattestedClientIsRefused() throws Exception {
+        try (GrpcPair pair = new GrpcPair(AtlsContexts.server(null, goodClient.verifier), true)) {
+            assertRefusedInHandshake(pair, AtlsContexts.client(null, null));
+        }
+    }
+
+    @Test
+    @DisplayName("an interceptor that requires attestation refuses calls on an unattested connection")
+    void interceptorRefusesUnattestedCalls() throws Exception {
+        try (GrpcPair pair = new GrpcPair(AtlsContexts.server(null, null), true)) {
+            StatusRuntimeException e = assertThrows(StatusRuntimeException.class,
+                    () -> pair.callOnNewChannel(AtlsContexts.client(null, null)));
+
+            assertEquals(Status.Code.UNAUTHENTICATED, e.getStatus().getCode());
+            assertEquals(0, pair.service.invocations.get());
+        }
+    }
+
+    @Test
+    @DisplayName("three sequential channels from one client context are three full handshakes, each attested and verified")
+    void noResumption() throws Exception {
+        SslContext client = Mode.MUTUAL.client(goodServer, goodClient);
+        try (GrpcPair pair = new GrpcPair(Mode.MUTUAL.server(goodServer, goodClient), true)) {
+            for (int i = 0; i < 3; i++) {
+                assertArrayEquals(goodClient.node.akName(), pair.callOnNewChannel(client));
+            }
+        }
+        assertEquals(3, goodServer.attester.calls.get(), "server minted and attested per connection");
+        assertEquals(3, goodClient.attester.calls.get(), "client minted and attested per connection");
+        assertEquals(3, goodClient.verifier.verifications.get(), "server verified per connection");
+        assertEquals(3, goodServer.verifier.verifications.get(), "client verified per connection");
+    }
+
+    private static void assertRefusedInHandshake(GrpcPair pair, SslContext client) {
+        StatusRuntimeException e = assertThrows(StatusRuntimeException.class, () -> pair.callOnNewChannel(client));
+        assertEquals(Status.Code.UNAVAILABLE, e.getStatus().getCode(), "a handshake failure, not an RPC error");
+        assertEquals(0, pair.service.invocations.get(), "the service method never runs");
+    }
+}

@@ -1,0 +1,38 @@
+package dev.sextant.atls;
+
+import io.grpc.netty.GrpcSslContexts;
+import io.netty.handler.ssl.ClientAuth;
+import io.netty.handler.ssl.OpenSslSessionContext;
+import io.netty.handler.ssl.SslContext;
+import io.netty.handler.ssl.SslContextBuilder;
+import io.netty.handler.ssl.SslProvider;
+
+import javax.net.ssl.SSLException;
+import java.security.GeneralSecurityException;
+
+/**
+ * The baseline: plain mutual TLS 1.3 on BoringSSL with static self-signed P-256 certificates, each
+ * side trusting exactly the other's. Same gRPC configuration and the same "no resumption"
+ * treatment as aTLS, so the difference is the minting, attesting and verifying.
+ */
+final class PlainContexts {
+    final SslContext server;
+    final SslContext client;
+
+    PlainContexts() throws GeneralSecurityException, SSLException {
+        CertificateMinter minter = CertificateMinter.createDefault();
+        MintedCredential s = minter.certify(minter.newKeyPair(), dev.sextant.attestation.Variant.QEMU_VTPM, null);
+        MintedCredential c = minter.certify(minter.newKeyPair(), dev.sextant.attestation.Variant.QEMU_VTPM, null);
+        server = withoutResumption(SslContextBuilder.forServer(s.key(), s.certificate())
+                .trustManager(c.certificate()).clientAuth(ClientAuth.REQUIRE));
+        client = withoutResumption(SslContextBuilder.forClient().keyManager(c.key(), c.certificate())
+                .trustManager(s.certificate())
+                .endpointIdentificationAlgorithm(null)); // pinned certificate: no name to check, as in aTLS
+    }
+
+    private static SslContext withoutResumption(SslContextBuilder builder) throws SSLException {
+        SslContext base = GrpcSslContexts.configure(builder.protocols("TLSv1.3"), SslProvider.OPENSSL).build();
+        ((OpenSslSessionContext) base.sessionContext()).setSessionCacheEnabled(false);
+        return new NoResumptionSslContext(base);
+    }
+}
