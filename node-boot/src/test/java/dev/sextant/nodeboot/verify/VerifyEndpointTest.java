@@ -8,21 +8,35 @@ import dev.sextant.tpm.testkit.Swtpm;
 import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
-import io.micronaut.grpc.annotation.GrpcChannel;
-import io.micronaut.grpc.server.GrpcServerChannel;
+import dev.sextant.atls.AtlsContexts;
+import dev.sextant.attestation.Variant;
+import dev.sextant.attestation.policy.ExpectedValue;
+import dev.sextant.attestation.policy.Measurements;
+import dev.sextant.attestation.verify.AkTrust;
+import dev.sextant.attestation.verify.AttestationVerifier;
+import dev.sextant.attestation.verify.AttestedState;
+import dev.sextant.attestation.verify.DocumentVerifier;
+import dev.sextant.attestation.verify.VerifierPolicy;
+import io.grpc.netty.NettyChannelBuilder;
+import io.micronaut.grpc.server.GrpcEmbeddedServer;
 import io.micronaut.test.extensions.junit5.annotation.MicronautTest;
 import io.micronaut.test.support.TestPropertyProvider;
 import jakarta.inject.Inject;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
 import java.security.SecureRandom;
+import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.atomic.AtomicReference;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -32,8 +46,10 @@ class VerifyEndpointTest implements TestPropertyProvider {
     private Swtpm swtpm;
 
     @Inject
-    @GrpcChannel(GrpcServerChannel.NAME)
-    ManagedChannel channel;
+    GrpcEmbeddedServer server;
+
+    private ManagedChannel channel;
+    private final AtomicReference<AttestedState> serverState = new AtomicReference<>();
 
     @Override
     public Map<String, String> getProperties() {
@@ -47,11 +63,39 @@ class VerifyEndpointTest implements TestPropertyProvider {
         return Map.of("sextant.tpm.address", swtpm.tpmArg(), "sextant.tpm.event-log", "/nonexistent");
     }
 
+    @BeforeAll
+    void connectOverAtls() throws Exception {
+        var zeroPcr15 = new Measurements(Variant.QEMU_VTPM,
+                new TreeMap<>(Map.of(15, new ExpectedValue(new byte[32], false))));
+        var verifier = new DocumentVerifier(new VerifierPolicy(zeroPcr15,
+                AkTrust.ekCa(List.of(swtpm.ca().certificate()))));
+        AttestationVerifier recording = (document, nonce, userData) -> {
+            AttestedState state = verifier.verify(document, nonce, userData);
+            serverState.set(state);
+            return state;
+        };
+        channel = NettyChannelBuilder.forAddress("127.0.0.1", server.getPort())
+                .sslContext(AtlsContexts.client(null, recording)).build();
+    }
+
     @AfterAll
-    void stopTpm() throws Exception {
+    void stop() throws Exception {
+        if (channel != null) {
+            channel.shutdownNow();
+        }
         if (swtpm != null) {
             swtpm.close();
         }
+    }
+
+    @Test
+    @DisplayName("serves over server-attested TLS: the client verified the node's TPM quote in the handshake")
+    void handshakeCarriesTheNodesQuote() {
+        VerifyServiceGrpc.newBlockingStub(channel).getAttestation(
+                GetAttestationRequest.newBuilder().setNonce(ByteString.copyFrom(new byte[32])).build());
+        AttestedState state = serverState.get();
+        assertNotNull(state, "the handshake verified the server's attestation");
+        assertArrayEquals(new byte[32], state.pcrs().get(15));
     }
 
     @Test
