@@ -1,12 +1,13 @@
 package dev.sextant.cli;
 
 import dev.sextant.cli.attest.AttestCommand;
+import dev.sextant.cli.measurements.MeasurementsCommand;
 import dev.sextant.cli.tpm.TpmCommand;
 import dev.sextant.imagebuilder.cli.MeasureCommand;
 import picocli.CommandLine.Command;
 
 @Command(name = "sextant", mixinStandardHelpOptions = true, version = "sextant 0.1.0",
         description = "Confidential Kubernetes clusters whose nodes prove what they run.",
-        subcommands = {AttestCommand.class, TpmCommand.class, MeasureCommand.class})
+        subcommands = {AttestCommand.class, MeasurementsCommand.class, TpmCommand.class, MeasureCommand.class})
 public final class SextantCommand {
 }

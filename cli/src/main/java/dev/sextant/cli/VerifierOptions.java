@@ -1,0 +1,76 @@
+package dev.sextant.cli;
+
+import dev.sextant.attestation.policy.Measurements;
+import dev.sextant.attestation.policy.MeasurementsException;
+import dev.sextant.attestation.policy.MeasurementsFile;
+import dev.sextant.attestation.verify.AkTrust;
+import dev.sextant.attestation.verify.DocumentVerifier;
+import dev.sextant.attestation.verify.VerifierPolicy;
+import picocli.CommandLine.ArgGroup;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.Model.CommandSpec;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.cert.CertificateException;
+import java.security.cert.CertificateFactory;
+import java.security.cert.X509Certificate;
+import java.util.List;
+
+/** What every verifying command needs: the expected measurements and how the AK is trusted. */
+public final class VerifierOptions {
+    @Spec(Spec.Target.MIXEE)
+    CommandSpec spec;
+
+    @Option(names = "--measurements", required = true, description = "expected PCR values (JSON)")
+    Path measurements;
+
+    @Option(names = "--measurements-key",
+            description = "public key (PEM) that must have signed the measurements (<file>.sig)")
+    Path measurementsKey;
+
+    @ArgGroup(exclusive = true)
+    AkTrustOption akTrust;
+
+    static final class AkTrustOption {
+        @Option(names = "--ek-ca", description = "PEM bundle of EK CA certificates the EK and AK must chain to")
+        Path ekCa;
+
+        @Option(names = "--insecure-trust-any-ak",
+                description = "INSECURE: accept any attestation key (development only; warns on every use)")
+        boolean insecureTrustAnyAk;
+    }
+
+    public DocumentVerifier verifier() throws IOException, MeasurementsException, CertificateException {
+        return new DocumentVerifier(new VerifierPolicy(loadMeasurements(), trust()));
+    }
+
+    private Measurements loadMeasurements() throws IOException, MeasurementsException {
+        if (measurementsKey != null) {
+            return MeasurementsFile.verify(measurements, Files.readString(measurementsKey));
+        }
+        return Measurements.parse(Files.readAllBytes(measurements));
+    }
+
+    private AkTrust trust() throws IOException, CertificateException {
+        if (akTrust == null) {
+            throw new ParameterException(spec.commandLine(),
+                    "say how the AK is trusted: --ek-ca PEM, or --insecure-trust-any-ak");
+        }
+        if (akTrust.insecureTrustAnyAk) {
+            return AkTrust.insecureTrustAnyAk();
+        }
+        try (InputStream in = Files.newInputStream(akTrust.ekCa)) {
+            List<X509Certificate> anchors = CertificateFactory.getInstance("X.509").generateCertificates(in)
+                    .stream().map(X509Certificate.class::cast).toList();
+            if (anchors.isEmpty()) {
+                throw new CertificateException(akTrust.ekCa + " holds no certificate");
+            }
+            return AkTrust.ekCa(anchors);
+        }
+    }
+}
