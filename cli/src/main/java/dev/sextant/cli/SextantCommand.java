@@ -8,6 +8,6 @@ import picocli.CommandLine.Command;
 
 @Command(name = "sextant", mixinStandardHelpOptions = true, version = "sextant 0.1.0",
         description = "Confidential Kubernetes clusters whose nodes prove what they run.",
-        subcommands = {AttestCommand.class, MeasurementsCommand.class, TpmCommand.class, MeasureCommand.class})
+        subcommands = {NodeVerifyCommand.class, AttestCommand.class, MeasurementsCommand.class, TpmCommand.class, MeasureCommand.class})
 public final class SextantCommand {
 }

@@ -45,6 +45,14 @@ public final class VerifierOptions {
         boolean insecureTrustAnyAk;
     }
 
+    /** Lets commands whose contract has no --ek-ca (sextant verify) find the cluster's EK CA. */
+    static final String EK_CA_ENV = "SEXTANT_EK_CA";
+
+    private static Path defaultEkCa() {
+        String fromEnv = System.getenv(EK_CA_ENV);
+        return fromEnv == null || fromEnv.isBlank() ? null : Path.of(fromEnv);
+    }
+
     public DocumentVerifier verifier() throws IOException, MeasurementsException, CertificateException {
         return new DocumentVerifier(new VerifierPolicy(loadMeasurements(), trust()));
     }
@@ -57,18 +65,19 @@ public final class VerifierOptions {
     }
 
     private AkTrust trust() throws IOException, CertificateException {
-        if (akTrust == null) {
-            throw new ParameterException(spec.commandLine(),
-                    "say how the AK is trusted: --ek-ca PEM, or --insecure-trust-any-ak");
-        }
-        if (akTrust.insecureTrustAnyAk) {
+        Path ekCa = akTrust != null ? akTrust.ekCa : defaultEkCa();
+        if (akTrust != null && akTrust.insecureTrustAnyAk) {
             return AkTrust.insecureTrustAnyAk();
         }
-        try (InputStream in = Files.newInputStream(akTrust.ekCa)) {
+        if (ekCa == null) {
+            throw new ParameterException(spec.commandLine(), "say how the AK is trusted: --ek-ca PEM (or "
+                    + EK_CA_ENV + "=PEM in the environment), or --insecure-trust-any-ak");
+        }
+        try (InputStream in = Files.newInputStream(ekCa)) {
             List<X509Certificate> anchors = CertificateFactory.getInstance("X.509").generateCertificates(in)
                     .stream().map(X509Certificate.class::cast).toList();
             if (anchors.isEmpty()) {
-                throw new CertificateException(akTrust.ekCa + " holds no certificate");
+                throw new CertificateException(ekCa + " holds no certificate");
             }
             return AkTrust.ekCa(anchors);
         }
