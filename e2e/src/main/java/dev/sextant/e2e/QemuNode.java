@@ -1,0 +1,141 @@
+package dev.sextant.e2e;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.TimeoutException;
+import java.util.regex.MatchResult;
+import java.util.regex.Pattern;
+
+/**
+ * One Sextant node under QEMU/TCG with OVMF and a swtpm TPM 2.0. Files live in the node's work
+ * directory: {@code console.log} (serial console), {@code qemu.log} (QEMU's own output),
+ * {@code OVMF_VARS.fd} (a fresh copy per boot, so no boot entry of a previous run leaks into
+ * PCR 4), and {@code swtpm/}. Closing stops QEMU, then swtpm; so does a JVM shutdown hook.
+ */
+public final class QemuNode implements AutoCloseable {
+    private final Process qemu;
+    private final SwtpmProcess swtpm;
+    private final ConsoleLog console;
+    private final Map<Integer, Integer> guestToHostPorts;
+    private final Path workDir;
+    private final Instant started;
+    private final Thread shutdownHook;
+
+    private QemuNode(Process qemu, SwtpmProcess swtpm, ConsoleLog console,
+                     Map<Integer, Integer> guestToHostPorts, Path workDir) {
+        this.qemu = qemu;
+        this.swtpm = swtpm;
+        this.console = console;
+        this.guestToHostPorts = Map.copyOf(guestToHostPorts);
+        this.workDir = workDir;
+        this.started = Instant.now();
+        this.shutdownHook = new Thread(this::stopProcesses, "qemu-node-shutdown");
+        Runtime.getRuntime().addShutdownHook(shutdownHook);
+    }
+
+    /** Boots {@code config.image()}; returns once QEMU runs (not once the guest is up). */
+    public static QemuNode boot(NodeConfig config) throws IOException {
+        Path work = Files.createDirectories(config.workDir()).toAbsolutePath().normalize();
+        Path vars = work.resolve("OVMF_VARS.fd");
+        Files.copy(config.tools().ovmfVars(), vars, StandardCopyOption.REPLACE_EXISTING);
+        Path consoleFile = work.resolve("console.log");
+        Files.deleteIfExists(consoleFile);
+        Path tpmState = config.tpmState().orElse(work.resolve("swtpm/state"));
+        SwtpmProcess swtpm = SwtpmProcess.start(config.tools().swtpm(), tpmState, work.resolve("swtpm"));
+        Map<Integer, Integer> guestToHost = new LinkedHashMap<>();
+        Map<Integer, Integer> hostToGuest = new LinkedHashMap<>();
+        for (int guestPort : config.guestPorts()) {
+            int hostPort = FreePort.pick();
+            guestToHost.put(guestPort, hostPort);
+            hostToGuest.put(hostPort, guestPort);
+        }
+        QemuCommand command = new QemuCommand(config.tools(), config.image().toAbsolutePath(), vars,
+                swtpm.controlSocket(), consoleFile, hostToGuest, config.memoryMiB(), config.cpus());
+        try {
+            Process qemu = new ProcessBuilder(command.arguments())
+                    .redirectErrorStream(true)
+                    .redirectOutput(work.resolve("qemu.log").toFile())
+                    .start();
+            return new QemuNode(qemu, swtpm, new ConsoleLog(consoleFile), guestToHost, work);
+        } catch (IOException | RuntimeException e) {
+            swtpm.close();
+            throw e;
+        }
+    }
+
+    /**
+     * Waits for a console line matching {@code pattern}. Fails early, naming the pattern and the
+     * console log, if QEMU or swtpm exits first.
+     */
+    public MatchResult awaitConsole(Pattern pattern, Duration timeout) throws IOException, TimeoutException {
+        return console.await(pattern, timeout, this::whyStopped);
+    }
+
+    private Optional<String> whyStopped() {
+        if (!qemu.isAlive()) {
+            return Optional.of("QEMU exited with code " + qemu.exitValue() + " (see " + workDir.resolve("qemu.log") + ")");
+        }
+        if (!swtpm.isAlive()) {
+            return Optional.of("swtpm exited (see " + swtpm.logFile() + ")");
+        }
+        return Optional.empty();
+    }
+
+    /** The 127.0.0.1 port that QEMU forwards to {@code guestPort} in the guest. */
+    public int hostPort(int guestPort) {
+        Integer port = guestToHostPorts.get(guestPort);
+        if (port == null) {
+            throw new IllegalArgumentException("guest port " + guestPort + " was not forwarded; forwarded: "
+                    + guestToHostPorts.keySet());
+        }
+        return port;
+    }
+
+    public ConsoleLog console() {
+        return console;
+    }
+
+    public Path consoleLog() {
+        return console.file();
+    }
+
+    public Path workDir() {
+        return workDir;
+    }
+
+    public SwtpmProcess swtpm() {
+        return swtpm;
+    }
+
+    /** Time since QEMU was started. */
+    public Duration uptime() {
+        return Duration.between(started, Instant.now());
+    }
+
+    public boolean isRunning() {
+        return qemu.isAlive();
+    }
+
+    @Override
+    public void close() {
+        stopProcesses();
+        try {
+            Runtime.getRuntime().removeShutdownHook(shutdownHook);
+        } catch (IllegalStateException alreadyShuttingDown) {
+            // The hook runs stopProcesses itself; stopping twice is harmless.
+        }
+    }
+
+    private void stopProcesses() {
+        // QEMU first: it holds swtpm's control channel, and SIGTERM lets it exit cleanly.
+        ProcessStopper.stop(qemu, 5000);
+        swtpm.close();
+    }
+}
