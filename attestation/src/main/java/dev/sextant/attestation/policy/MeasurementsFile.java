@@ -1,0 +1,134 @@
+package dev.sextant.attestation.policy;
+
+import org.bouncycastle.asn1.pkcs.PrivateKeyInfo;
+import org.bouncycastle.asn1.x509.SubjectPublicKeyInfo;
+import org.bouncycastle.openssl.PEMKeyPair;
+import org.bouncycastle.openssl.PEMParser;
+import org.bouncycastle.openssl.jcajce.JcaPEMKeyConverter;
+
+import java.io.IOException;
+import java.io.StringReader;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.GeneralSecurityException;
+import java.security.Key;
+import java.security.PrivateKey;
+import java.security.PublicKey;
+import java.security.Signature;
+import java.security.interfaces.ECKey;
+import java.util.Base64;
+
+/**
+ * A measurements JSON file with a detached signature next to it ({@code <file>.sig}: the raw
+ * signature bytes as base64 text). Ed25519 signs the file bytes directly; ECDSA P-256 signs their
+ * SHA-256 and its signature is the DER form, as {@code openssl dgst -sha256 -sign} writes it.
+ * The signature is checked over the exact file bytes before any JSON is parsed.
+ */
+public final class MeasurementsFile {
+    private MeasurementsFile() {}
+
+    public static Path signatureFile(Path file) {
+        return file.resolveSibling(file.getFileName() + ".sig");
+    }
+
+    /** Writes {@code <file>.sig} for the file as it is now, after checking that it parses. */
+    public static void sign(Path file, String privateKeyPem) throws MeasurementsException {
+        byte[] content = read(file);
+        Measurements.parse(content);
+        PrivateKey key = privateKey(privateKeyPem);
+        try {
+            Signature s = Signature.getInstance(algorithm(key));
+            s.initSign(key);
+            s.update(content);
+            Files.writeString(signatureFile(file), Base64.getEncoder().encodeToString(s.sign()) + "\n");
+        } catch (GeneralSecurityException | IOException e) {
+            throw new MeasurementsException("signing " + file + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** Checks {@code <file>.sig} with the public key, then parses the file. */
+    public static Measurements verify(Path file, String publicKeyPem) throws MeasurementsException {
+        byte[] content = read(file);
+        Path sigFile = signatureFile(file);
+        byte[] signature;
+        try {
+            signature = Base64.getMimeDecoder().decode(read(sigFile));
+        } catch (IllegalArgumentException e) {
+            throw new MeasurementsException(sigFile + " is not base64 text: " + e.getMessage(), e);
+        }
+        PublicKey key = publicKey(publicKeyPem);
+        boolean valid;
+        try {
+            Signature s = Signature.getInstance(algorithm(key));
+            s.initVerify(key);
+            s.update(content);
+            valid = s.verify(signature);
+        } catch (GeneralSecurityException e) {
+            valid = false;
+        }
+        if (!valid) {
+            throw new MeasurementsException(sigFile + " is not a valid signature of " + file
+                    + " by the given " + key.getAlgorithm() + " public key (file changed, or signed with another key)");
+        }
+        return Measurements.parse(content);
+    }
+
+    private static String algorithm(Key key) throws MeasurementsException {
+        if (key instanceof ECKey ec && ec.getParams().getCurve().getField().getFieldSize() == 256) {
+            return "SHA256withECDSA";
+        }
+        if (key.getAlgorithm().equalsIgnoreCase("Ed25519") || key.getAlgorithm().equalsIgnoreCase("EdDSA")) {
+            return "Ed25519";
+        }
+        throw new MeasurementsException("measurements are signed with Ed25519 or ECDSA P-256, not "
+                + key.getAlgorithm() + " keys");
+    }
+
+    private static PrivateKey privateKey(String pem) throws MeasurementsException {
+        Object o = readPem(pem, "private key");
+        try {
+            JcaPEMKeyConverter converter = new JcaPEMKeyConverter();
+            if (o instanceof PEMKeyPair pair) {
+                return converter.getPrivateKey(pair.getPrivateKeyInfo());
+            }
+            if (o instanceof PrivateKeyInfo info) {
+                return converter.getPrivateKey(info);
+            }
+        } catch (IOException e) {
+            throw new MeasurementsException("unusable private key: " + e.getMessage(), e);
+        }
+        throw new MeasurementsException("the PEM text holds no unencrypted private key");
+    }
+
+    private static PublicKey publicKey(String pem) throws MeasurementsException {
+        Object o = readPem(pem, "public key");
+        if (!(o instanceof SubjectPublicKeyInfo info)) {
+            throw new MeasurementsException("the PEM text holds no public key (expected BEGIN PUBLIC KEY)");
+        }
+        try {
+            return new JcaPEMKeyConverter().getPublicKey(info);
+        } catch (IOException e) {
+            throw new MeasurementsException("unusable public key: " + e.getMessage(), e);
+        }
+    }
+
+    private static Object readPem(String pem, String what) throws MeasurementsException {
+        try (PEMParser parser = new PEMParser(new StringReader(pem))) {
+            Object o = parser.readObject();
+            if (o == null) {
+                throw new MeasurementsException("no PEM " + what + " found");
+            }
+            return o;
+        } catch (IOException e) {
+            throw new MeasurementsException("reading PEM " + what + ": " + e.getMessage(), e);
+        }
+    }
+
+    private static byte[] read(Path file) throws MeasurementsException {
+        try {
+            return Files.readAllBytes(file);
+        } catch (IOException e) {
+            throw new MeasurementsException("reading " + file + ": " + e, e);
+        }
+    }
+}

@@ -1,0 +1,122 @@
+package dev.sextant.attestation.verify;
+
+import dev.sextant.attestation.tpm.TpmFormatException;
+import dev.sextant.proto.v1.AttestationDocument;
+import com.google.protobuf.ByteString;
+
+import java.io.ByteArrayInputStream;
+import java.security.GeneralSecurityException;
+import java.security.MessageDigest;
+import java.security.PublicKey;
+import java.security.cert.CertPathBuilder;
+import java.security.cert.CertStore;
+import java.security.cert.CertificateException;
+import java.security.cert.CertificateFactory;
+import java.security.cert.CollectionCertStoreParameters;
+import java.security.cert.PKIXBuilderParameters;
+import java.security.cert.TrustAnchor;
+import java.security.cert.X509CertSelector;
+import java.security.cert.X509Certificate;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.stream.Collectors;
+
+/**
+ * AK trust through the EK CA (shared design decision "AK trust"): the EK certificate and the AK
+ * certificate both chain to a configured anchor, the AK certificate certifies exactly the quoting
+ * key, and its binding extension names that AK and that EK.
+ */
+final class EkCaTrust {
+    /** More than any real EK chain (EK, platform CA, intermediate, root) needs. */
+    private static final int MAX_INTERMEDIATES = 8;
+    private final Set<TrustAnchor> anchors;
+
+    EkCaTrust(List<X509Certificate> anchorCerts) {
+        this.anchors = anchorCerts.stream().map(c -> new TrustAnchor(c, null)).collect(Collectors.toUnmodifiableSet());
+    }
+
+    void check(AttestationDocument doc, PublicKey akKey, byte[] akName) throws AttestationRejected {
+        if (doc.getEkCertificate().isEmpty() || doc.getAkCertificate().isEmpty()) {
+            throw new AttestationRejected(Reason.UNTRUSTED_AK, "the document carries no EK or no AK certificate");
+        }
+        if (doc.getIntermediateCertificatesCount() > MAX_INTERMEDIATES) {
+            throw new AttestationRejected(Reason.MALFORMED, "more than " + MAX_INTERMEDIATES + " intermediate certificates");
+        }
+        X509Certificate ek = certificate(doc.getEkCertificate(), "EK certificate");
+        X509Certificate ak = certificate(doc.getAkCertificate(), "AK certificate");
+        List<X509Certificate> intermediates = new ArrayList<>();
+        for (ByteString der : doc.getIntermediateCertificatesList()) {
+            intermediates.add(certificate(der, "intermediate certificate"));
+        }
+        chain(ek, intermediates, "EK certificate");
+        chain(ak, intermediates, "AK certificate");
+        // The AK certificate must certify the key that signed the quote, byte for byte.
+        byte[] certified = ak.getPublicKey().getEncoded();
+        byte[] quoting = akKey.getEncoded();
+        if (certified.length != quoting.length || !MessageDigest.isEqual(certified, quoting)) {
+            throw new AttestationRejected(Reason.UNTRUSTED_AK, "the AK certificate certifies another key than the document's AK");
+        }
+        checkBinding(ak, ek, akName);
+    }
+
+    /** Binding extension: SEQUENCE { akName, sha256(EK SPKI) } must name this AK and this EK. */
+    private static void checkBinding(X509Certificate ak, X509Certificate ek, byte[] akName) throws AttestationRejected {
+        byte[] ext = ak.getExtensionValue(AkBinding.OID.getId());
+        if (ext == null) {
+            throw new AttestationRejected(Reason.UNTRUSTED_AK, "the AK certificate has no AK binding extension");
+        }
+        AkBinding binding;
+        try {
+            binding = AkBinding.decode(org.bouncycastle.asn1.ASN1OctetString.getInstance(ext).getOctets());
+        } catch (TpmFormatException | IllegalArgumentException e) {
+            throw new AttestationRejected(Reason.UNTRUSTED_AK, "the AK binding extension is malformed: " + e.getMessage());
+        }
+        if (!same(binding.akName(), akName)) {
+            throw new AttestationRejected(Reason.UNTRUSTED_AK, "the AK binding names another AK than the document's");
+        }
+        if (!same(binding.ekSpkiSha256(), sha256(ek.getPublicKey().getEncoded()))) {
+            throw new AttestationRejected(Reason.UNTRUSTED_AK, "the AK binding names another EK than the document's EK certificate");
+        }
+    }
+
+    /** PKIX path building (RFC 5280 §6) to a configured anchor; revocation is not checked by design. */
+    void chain(X509Certificate cert, List<X509Certificate> intermediates, String what) throws AttestationRejected {
+        try {
+            X509CertSelector target = new X509CertSelector();
+            target.setCertificate(cert);
+            PKIXBuilderParameters params = new PKIXBuilderParameters(anchors, target);
+            params.setRevocationEnabled(false);
+            List<X509Certificate> pool = new ArrayList<>(intermediates);
+            pool.add(cert);
+            params.addCertStore(CertStore.getInstance("Collection", new CollectionCertStoreParameters(pool)));
+            params.addCertPathChecker(new TcgExtensionsChecker());
+            CertPathBuilder.getInstance("PKIX").build(params);
+        } catch (GeneralSecurityException e) {
+            throw new AttestationRejected(Reason.UNTRUSTED_AK,
+                    "the " + what + " does not chain to a configured EK CA: " + e.getMessage(), e);
+        }
+    }
+
+    private static X509Certificate certificate(ByteString der, String what) throws AttestationRejected {
+        try {
+            return (X509Certificate) CertificateFactory.getInstance("X.509")
+                    .generateCertificate(new ByteArrayInputStream(der.toByteArray()));
+        } catch (CertificateException | RuntimeException e) {
+            // The JDK's X.509 parser signals some malformed DER with unchecked exceptions.
+            throw new AttestationRejected(Reason.MALFORMED, "the " + what + " is not a DER X.509 certificate", e);
+        }
+    }
+
+    private static boolean same(byte[] a, byte[] b) {
+        return a.length == b.length && MessageDigest.isEqual(a, b);
+    }
+
+    static byte[] sha256(byte[] data) {
+        try {
+            return MessageDigest.getInstance("SHA-256").digest(data);
+        } catch (GeneralSecurityException e) {
+            throw new IllegalStateException("SHA-256 is part of every Java platform", e);
+        }
+    }
+}

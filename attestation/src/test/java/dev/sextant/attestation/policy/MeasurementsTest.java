@@ -1,0 +1,76 @@
+package dev.sextant.attestation.policy;
+
+import dev.sextant.attestation.Variant;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class MeasurementsTest {
+    static final String A = "ab".repeat(32);
+    static final String C = "cd".repeat(32);
+    static final String VALID = """
+            {"variant": "qemu-vtpm", "measurements": {
+              "9": {"expected": "%s", "warnOnly": false},
+              "11": {"expected": "%s", "warnOnly": true},
+              "15": {"expected": "%s"}}}
+            """.formatted(A, C, "00".repeat(32));
+
+    @Test
+    @DisplayName("reads variant, expected values and warnOnly flags, and writes them back identically")
+    void parsesAndRoundTrips() throws Exception {
+        Measurements m = Measurements.parse(VALID.getBytes(StandardCharsets.UTF_8));
+
+        assertEquals(Variant.QEMU_VTPM, m.variant());
+        assertEquals(3, m.measurements().size());
+        assertTrue(m.measurements().get(11).warnOnly());
+        assertEquals(false, m.measurements().get(15).warnOnly());
+        assertEquals(new String(m.toJson(), StandardCharsets.UTF_8),
+                new String(Measurements.parse(m.toJson()).toJson(), StandardCharsets.UTF_8));
+    }
+
+    @ParameterizedTest(name = "rejects {0}")
+    @CsvSource(delimiter = '|', textBlock = """
+            an unknown top-level field      | {"variant":"qemu-vtpm","measurements":{},"extra":1}             | unknown field "extra"
+            an unknown entry field          | {"variant":"qemu-vtpm","measurements":{"4":{"expected":"AA","x":1}}} | unknown field "x"
+            a missing variant               | {"measurements":{}}                                              | no "variant"
+            an unknown variant              | {"variant":"sev-snp","measurements":{}}                          | unknown variant "sev-snp"
+            a 31-byte value                 | {"variant":"qemu-vtpm","measurements":{"4":{"expected":"SHORT"}}} | 64 hex digits
+            PCR 24                          | {"variant":"qemu-vtpm","measurements":{"24":{"expected":"AA"}}}  | outside 0..23
+            a negative PCR                  | {"variant":"qemu-vtpm","measurements":{"-1":{"expected":"AA"}}}  | not a PCR index
+            a non-boolean warnOnly          | {"variant":"qemu-vtpm","measurements":{"4":{"expected":"AA","warnOnly":"no"}}} | true or false
+            broken JSON                     | {"variant":                                                      | not valid JSON
+            a duplicate key                 | {"variant":"qemu-vtpm","variant":"qemu-vtpm","measurements":{}}  | not valid JSON
+            a JSON array                    | []                                                               | must be a JSON object
+            """)
+    void rejects(String what, String json, String fragment) {
+        String full = json.replace("\"AA\"", "\"" + A + "\"").replace("\"SHORT\"", "\"" + A.substring(2) + "\"");
+        MeasurementsException e = assertThrows(MeasurementsException.class,
+                () -> Measurements.parse(full.getBytes(StandardCharsets.UTF_8)));
+        assertTrue(e.getMessage().contains(fragment), e.getMessage());
+    }
+
+    @Test
+    @DisplayName("compare returns every enforced mismatch and every warnOnly mismatch as sentences")
+    void compareReportsAll() throws Exception {
+        Measurements m = Measurements.parse(VALID.getBytes(StandardCharsets.UTF_8));
+        byte[] zeros = new byte[32];
+        byte[] other = new byte[32];
+        Arrays.fill(other, (byte) 0x12);
+
+        MeasurementComparison result = m.compare(Map.of(9, other, 11, zeros));
+
+        assertEquals(2, result.failures().size());
+        assertEquals("PCR 9 (sha256) is 1212121212121212… rather than abababababababab…", result.failures().get(0));
+        assertEquals("PCR 15 (sha256) is missing from the quote rather than 0000000000000000…", result.failures().get(1));
+        assertEquals("PCR 11 (sha256) is 0000000000000000… rather than cdcdcdcdcdcdcdcd…", result.warnings().get(0));
+    }
+}

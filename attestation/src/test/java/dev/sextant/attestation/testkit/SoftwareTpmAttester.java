@@ -1,0 +1,115 @@
+package dev.sextant.attestation.testkit;
+
+import com.google.protobuf.ByteString;
+import dev.sextant.attestation.issue.Attester;
+import dev.sextant.attestation.policy.ExpectedValue;
+import dev.sextant.attestation.policy.Measurements;
+import dev.sextant.attestation.tpm.TpmAlg;
+import dev.sextant.attestation.tpm.TpmsAttest;
+import dev.sextant.attestation.tpm.TpmWriter;
+import dev.sextant.attestation.verify.Qualification;
+import dev.sextant.proto.v1.AttestationDocument;
+import dev.sextant.proto.v1.Quote;
+
+import java.nio.charset.StandardCharsets;
+import java.security.GeneralSecurityException;
+import java.security.KeyPair;
+import java.security.Signature;
+import java.security.cert.X509Certificate;
+import java.util.List;
+import java.util.SortedMap;
+import java.util.TreeMap;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Signs TPMS_ATTEST quotes "like a TPM" with an in-memory RSA-2048 AK over chosen PCR values, with
+ * EK and AK certificates from a {@link TestPki}. Keys, certificates, PCRs and the event log are made
+ * once in the constructor, so {@link #attest} costs one RSA signature. Thread-safe.
+ */
+public final class SoftwareTpmAttester implements Attester {
+    private static final byte[] STALE_NONCE = "a nonce from an earlier handshake".getBytes(StandardCharsets.UTF_8);
+    private static final byte[] OTHER_USER_DATA = TestEventLog.sha256("another TLS key".getBytes(StandardCharsets.UTF_8));
+
+    private final SoftwareTpmOptions options;
+    private final TestPki trustedPki;
+    private final KeyPair ak;
+    private final SoftwareTpmState state;
+    private final AtomicLong clock = new AtomicLong(1_000);
+
+    /** A valid attester with {@link SoftwareTpmOptions#defaults()} and a fresh CA. */
+    public SoftwareTpmAttester() {
+        this(new TestPki("sextant-test-ek-ca"), SoftwareTpmOptions.defaults());
+    }
+
+    public SoftwareTpmAttester(TestPki trustedPki, SoftwareTpmOptions options) {
+        this.options = options;
+        this.trustedPki = trustedPki;
+        try {
+            this.ak = TestPki.generator("RSA", 2048).generateKeyPair();
+            this.state = SoftwareTpmState.create(trustedPki, ak, options);
+        } catch (GeneralSecurityException e) {
+            throw new IllegalStateException("setting up the software TPM", e);
+        }
+    }
+
+    /** Trust anchors a verifier needs to accept this attester's AK (the trusted CA, even under FOREIGN_CA). */
+    public List<X509Certificate> anchors() { return List.of(trustedPki.caCertificate()); }
+
+    /** The SHA-256 PCR values every quote reports (before EXTRA_PCR/MISSING_PCR). */
+    public SortedMap<Integer, byte[]> pcrValues() { return new TreeMap<>(state.pcrs()); }
+
+    /** Measurements that expect exactly this attester's 24 PCR values, all enforced. */
+    public Measurements measurements() {
+        SortedMap<Integer, ExpectedValue> expected = new TreeMap<>();
+        state.pcrs().forEach((pcr, v) -> expected.put(pcr, new ExpectedValue(v, false)));
+        return new Measurements(dev.sextant.attestation.Variant.QEMU_VTPM, expected);
+    }
+
+    public byte[] akName() { return state.akName(); }
+
+    @Override
+    public AttestationDocument attest(byte[] nonce, byte[] userData) {
+        byte[] boundData = options.has(Mutation.OTHER_USER_DATA) ? OTHER_USER_DATA : userData;
+        byte[] usedNonce = options.has(Mutation.STALE_NONCE) ? STALE_NONCE : nonce;
+        byte[] attest = quoteInfo(Qualification.of(usedNonce, boundData));
+        byte[] signature = sign(attest);
+        if (options.has(Mutation.FLIP_SIGNATURE)) {
+            signature[signature.length - 7] ^= 0x10;
+        }
+        Quote.Builder quote = Quote.newBuilder().setHashAlgorithm(TpmAlg.SHA256)
+                .setAttest(ByteString.copyFrom(attest)).setSignature(ByteString.copyFrom(signature));
+        state.reportedPcrs().forEach((pcr, v) -> quote.putPcrs(pcr, ByteString.copyFrom(v)));
+        return AttestationDocument.newBuilder()
+                .setVariant(options.has(Mutation.WRONG_VARIANT) ? "other-variant" : options.variant().id())
+                .setAkPublic(ByteString.copyFrom(state.akPublic()))
+                .addQuotes(quote)
+                .setEventLog(ByteString.copyFrom(state.eventLog()))
+                .setEkCertificate(ByteString.copyFrom(state.ekCertificate()))
+                .setAkCertificate(ByteString.copyFrom(state.akCertificate()))
+                .setUserData(ByteString.copyFrom(boundData))
+                .build();
+    }
+
+    /** TPMS_ATTEST of type TPM_ST_ATTEST_QUOTE (TPM 2.0 Part 2, §10.12.12). */
+    private byte[] quoteInfo(byte[] extraData) {
+        return new TpmWriter()
+                .u32(TpmsAttest.TPM_GENERATED_VALUE).u16(TpmsAttest.TPM_ST_ATTEST_QUOTE)
+                .sized(state.akName()).sized(extraData)
+                .u64(clock.incrementAndGet()).u32(1).u32(0).u8(1)
+                .u64(0x2023_0101_0000_0000L)
+                .bytes(state.selection()).sized(state.pcrDigest())
+                .toByteArray();
+    }
+
+    /** TPMT_SIGNATURE with TPM_ALG_RSASSA and SHA-256 (Part 2, §11.3.4). */
+    private byte[] sign(byte[] attest) {
+        try {
+            Signature s = Signature.getInstance("SHA256withRSA");
+            s.initSign(ak.getPrivate());
+            s.update(attest);
+            return new TpmWriter().u16(TpmAlg.RSASSA).u16(TpmAlg.SHA256).sized(s.sign()).toByteArray();
+        } catch (GeneralSecurityException e) {
+            throw new IllegalStateException("signing with an in-memory RSA key", e);
+        }
+    }
+}
