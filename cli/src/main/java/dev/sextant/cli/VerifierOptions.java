@@ -13,13 +13,9 @@ import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.CommandSpec;
 
 import java.io.IOException;
-import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.cert.CertificateException;
-import java.security.cert.CertificateFactory;
-import java.security.cert.X509Certificate;
-import java.util.List;
 
 /** What every verifying command needs: the expected measurements and how the AK is trusted. */
 public final class VerifierOptions {
@@ -73,13 +69,10 @@ public final class VerifierOptions {
             throw new ParameterException(spec.commandLine(), "say how the AK is trusted: --ek-ca PEM (or "
                     + EK_CA_ENV + "=PEM in the environment), or --insecure-trust-any-ak");
         }
-        try (InputStream in = Files.newInputStream(ekCa)) {
-            List<X509Certificate> anchors = CertificateFactory.getInstance("X.509").generateCertificates(in)
-                    .stream().map(X509Certificate.class::cast).toList();
-            if (anchors.isEmpty()) {
-                throw new CertificateException(ekCa + " holds no certificate");
-            }
-            return AkTrust.ekCa(anchors);
+        try {
+            return AkTrust.ekCaPem(Files.readAllBytes(ekCa));
+        } catch (CertificateException e) {
+            throw new CertificateException(ekCa + ": " + e.getMessage(), e);
         }
     }
 }

@@ -1,8 +1,6 @@
 package dev.sextant.tpm.provision;
 
-import org.bouncycastle.asn1.ASN1ObjectIdentifier;
-import org.bouncycastle.asn1.DEROctetString;
-import org.bouncycastle.asn1.DERSequence;
+import dev.sextant.attestation.verify.AkBinding;
 import org.bouncycastle.asn1.x500.X500Name;
 import org.bouncycastle.cert.X509CertificateHolder;
 import org.bouncycastle.cert.jcajce.JcaX509CertificateConverter;
@@ -29,9 +27,6 @@ import java.util.Date;
  * SEQUENCE { OCTET STRING akName, OCTET STRING SHA-256(EK certificate SubjectPublicKeyInfo DER) }.
  */
 public final class AkCertificateIssuer {
-    /** 2.25 + UUID 9f5e6978-6291-4373-9eb9-7aa22c576967 as a decimal integer (ITU-T X.667). */
-    public static final ASN1ObjectIdentifier AK_BINDING =
-            new ASN1ObjectIdentifier("2.25.211837466425396926463605381200000543079");
     private static final Duration VALIDITY = Duration.ofDays(3653);
 
     private final X509Certificate caCertificate;
@@ -53,7 +48,7 @@ public final class AkCertificateIssuer {
                 Date.from(notBefore), Date.from(notBefore.plus(VALIDITY)),
                 new X500Name("CN=sextant-ak"), akKey);
         try {
-            builder.addExtension(AK_BINDING, false, binding(akName, ekCertificate));
+            builder.addExtension(AkBinding.OID, false, binding(akName, ekCertificate));
             X509CertificateHolder holder = builder.build(
                     new JcaContentSignerBuilder(signatureAlgorithm(caKey)).build(caKey));
             return new JcaX509CertificateConverter().getCertificate(holder);
@@ -62,14 +57,13 @@ public final class AkCertificateIssuer {
         }
     }
 
-    /** The DER value of the AK binding extension. */
-    public static byte[] binding(byte[] akName, X509Certificate ekCertificate) throws GeneralSecurityException {
+    /** The AK binding extension value, over the EK SPKI exactly as encoded in its certificate. */
+    private static byte[] binding(byte[] akName, X509Certificate ekCertificate) throws GeneralSecurityException {
         try {
             // The SPKI exactly as encoded in the certificate, not as the JCA key re-encodes it.
             byte[] spki = new X509CertificateHolder(ekCertificate.getEncoded()).getSubjectPublicKeyInfo().getEncoded("DER");
             byte[] ekSpkiHash = MessageDigest.getInstance("SHA-256").digest(spki);
-            return new DERSequence(new DEROctetString[] {
-                new DEROctetString(akName), new DEROctetString(ekSpkiHash)}).getEncoded();
+            return new AkBinding(akName, ekSpkiHash).encode();
         } catch (IOException e) {
             throw new GeneralSecurityException("encoding the AK binding: " + e.getMessage(), e);
         }

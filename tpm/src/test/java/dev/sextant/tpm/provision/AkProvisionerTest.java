@@ -1,5 +1,7 @@
 package dev.sextant.tpm.provision;
 
+import dev.sextant.attestation.verify.AkBinding;
+
 import dev.sextant.tpm.NvIndices;
 import dev.sextant.tpm.command.CreatedPrimary;
 import dev.sextant.tpm.command.NvPublic;
@@ -66,8 +68,8 @@ class AkProvisionerTest {
         TpmClient tpm = swtpm.client();
         X509Certificate cert = storedAkCertificate(tpm);
         assertFalse(cert.getCriticalExtensionOIDs() != null
-                && cert.getCriticalExtensionOIDs().contains(AkCertificateIssuer.AK_BINDING.getId()));
-        byte[] ext = cert.getExtensionValue(AkCertificateIssuer.AK_BINDING.getId());
+                && cert.getCriticalExtensionOIDs().contains(AkBinding.OID.getId()));
+        byte[] ext = cert.getExtensionValue(AkBinding.OID.getId());
         assertNotNull(ext, "binding extension present");
         ASN1Sequence seq = ASN1Sequence.getInstance(ASN1OctetString.getInstance(ext).getOctets());
         assertEquals(2, seq.size());

@@ -1,0 +1,118 @@
+package dev.sextant.cli.image;
+
+import dev.sextant.attestation.policy.MeasurementsFile;
+import dev.sextant.imagebuilder.build.BuildRequest;
+import dev.sextant.imagebuilder.build.BuildResult;
+import dev.sextant.imagebuilder.build.ImageBuilder;
+import dev.sextant.imagebuilder.build.NodeBootJars;
+import dev.sextant.imagebuilder.build.NodeSoftware;
+import dev.sextant.imagebuilder.predict.PcrPredictor;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import java.util.stream.Stream;
+
+@Command(name = "build", mixinStandardHelpOptions = true,
+        description = {"Build the node image with mkosi (UKI, erofs root under dm-verity) shipping node-boot,",
+                "then write DIR/measurements.json with the PCRs predicted from the image",
+                "(and DIR/measurements.json.sig with --signing-key)."})
+public final class BuildCommand implements Callable<Integer> {
+    @Spec
+    CommandSpec spec;
+
+    @Option(names = "--out", paramLabel = "DIR", description = "output directory (default: ${DEFAULT-VALUE})")
+    Path out = Path.of("out/image");
+
+    @Option(names = "--signing-key", paramLabel = "PEM", description = "sign measurements.json with this private key (Ed25519 or ECDSA P-256)")
+    Path signingKey;
+
+    @Option(names = "--repo", paramLabel = "DIR", description = "source tree holding mkosi/ and node-boot/ (default: the nearest one above the working directory)")
+    Path repo;
+
+    @Option(names = "--node-lib", paramLabel = "DIR", description = "ship these jars instead of node-boot/target's (with --node-main)")
+    Path nodeLib;
+
+    @Option(names = "--node-main", paramLabel = "CLASS", description = "main class of --node-lib (default: ${DEFAULT-VALUE})")
+    String nodeMain = NodeSoftware.NODE_BOOT_MAIN;
+
+    @Option(names = "--force", description = "rebuild even when the inputs did not change")
+    boolean force;
+
+    @Option(names = "--mkosi-arg", paramLabel = "ARG", description = "extra mkosi argument (repeatable), e.g. -ff to drop mkosi's cache")
+    List<String> mkosiArgs = List.of();
+
+    @Override
+    public Integer call() throws Exception {
+        PrintWriter stdout = spec.commandLine().getOut();
+        Path root = repoRoot();
+        BuildRequest request = BuildRequest.forRepo(root, out, Optional.of(nodeSoftware(root, stdout)))
+                .withMkosiArgs(mkosiArgs, force);
+        boolean coldCache = isEmpty(request.cacheDir());
+        BuildResult result = new ImageBuilder(line -> { stdout.println(line); stdout.flush(); }).build(request);
+        if (signingKey != null) {
+            MeasurementsFile.sign(result.measurements(), Files.readString(signingKey));
+        }
+        report(stdout, result, coldCache);
+        return 0;
+    }
+
+    private NodeSoftware nodeSoftware(Path root, PrintWriter stdout) throws Exception {
+        if (nodeLib == null) {
+            return new NodeBootJars(root).locateOrBuild(line -> { stdout.println(line); stdout.flush(); });
+        }
+        try (Stream<Path> files = Files.list(nodeLib)) {
+            List<Path> jars = files.filter(f -> f.toString().endsWith(".jar")).sorted().toList();
+            if (jars.isEmpty()) {
+                throw new IllegalArgumentException("--node-lib " + nodeLib + " holds no jars");
+            }
+            return new NodeSoftware(jars, nodeMain);
+        }
+    }
+
+    private void report(PrintWriter stdout, BuildResult result, boolean coldCache) {
+        for (int pcr : PcrPredictor.PCRS) {
+            stdout.printf("PCR %2d  %s%n", pcr, HexFormat.of().formatHex(result.prediction().pcr(pcr)));
+        }
+        String kind = result.reused() ? "reused (inputs unchanged)" : coldCache ? "cold (empty mkosi cache)" : "cached";
+        stdout.printf("image build %s: %.1f s total (%s)%n", kind, result.total().toMillis() / 1000.0,
+                String.join(", ", result.stages().entrySet().stream()
+                        .map(e -> String.format("%s %.1f s", e.getKey(), e.getValue().toMillis() / 1000.0)).toList()));
+        stdout.println("image:        " + result.image());
+        stdout.println("measurements: " + result.measurements()
+                + (signingKey == null ? "" : " (signed: " + MeasurementsFile.signatureFile(result.measurements()) + ")"));
+    }
+
+    private Path repoRoot() {
+        if (repo != null) {
+            if (!Files.isRegularFile(repo.resolve("mkosi/mkosi.conf"))) {
+                throw new IllegalArgumentException("--repo " + repo + " has no mkosi/mkosi.conf");
+            }
+            return repo.toAbsolutePath().normalize();
+        }
+        for (Path dir = Path.of("").toAbsolutePath(); dir != null; dir = dir.getParent()) {
+            if (Files.isRegularFile(dir.resolve("mkosi/mkosi.conf"))) {
+                return dir;
+            }
+        }
+        throw new IllegalArgumentException("no mkosi/mkosi.conf in the working directory or above it; pass --repo");
+    }
+
+    private static boolean isEmpty(Path dir) throws IOException {
+        if (!Files.isDirectory(dir)) {
+            return true;
+        }
+        try (Stream<Path> entries = Files.list(dir)) {
+            return entries.findAny().isEmpty();
+        }
+    }
+}
