@@ -52,12 +52,12 @@ class SwtpmRejectionMatrixTest {
     private TpmAttester attester;
     private SortedMap<Integer, byte[]> bootPcrs;
 
-    @TempDir
-    Path tmp;
+    private Path tmp;
 
     @BeforeAll
-    void startTpm() throws Exception {
+    void startTpm(@TempDir Path dir) throws Exception {
         Swtpm.assumeAvailable();
+        tmp = dir;
         swtpm = Swtpm.provisioned();
         boot();
     }
