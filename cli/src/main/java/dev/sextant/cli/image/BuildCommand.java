@@ -57,7 +57,8 @@ public final class BuildCommand implements Callable<Integer> {
         Path root = repoRoot();
         BuildRequest request = BuildRequest.forRepo(root, out, Optional.of(nodeSoftware(root, stdout)))
                 .withMkosiArgs(mkosiArgs, force);
-        boolean coldCache = isEmpty(request.cacheDir());
+        // -ff makes mkosi drop its cache first: as cold as an empty cache directory.
+        boolean coldCache = isEmpty(request.cacheDir()) || mkosiArgs.contains("-ff");
         BuildResult result = new ImageBuilder(line -> { stdout.println(line); stdout.flush(); }).build(request);
         if (signingKey != null) {
             MeasurementsFile.sign(result.measurements(), Files.readString(signingKey));

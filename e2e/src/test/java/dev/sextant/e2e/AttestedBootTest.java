@@ -1,0 +1,178 @@
+package dev.sextant.e2e;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import dev.sextant.attestation.eventlog.EventLogParser;
+import dev.sextant.attestation.eventlog.EventLogReplay;
+import dev.sextant.attestation.eventlog.RawEventLog;
+import dev.sextant.attestation.eventlog.ReplayedEvent;
+import dev.sextant.attestation.verify.AkTrust;
+import dev.sextant.attestation.verify.AttestationRejected;
+import dev.sextant.attestation.verify.AttestedState;
+import dev.sextant.attestation.verify.DocumentVerifier;
+import dev.sextant.attestation.verify.Reason;
+import dev.sextant.attestation.verify.VerifierPolicy;
+import dev.sextant.imagebuilder.predict.PcrPredictor;
+import dev.sextant.imagebuilder.predict.Prediction;
+import dev.sextant.proto.v1.AttestationDocument;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+/**
+ * The real boot (issue 3): the image from {@code sextant image build} under QEMU/TCG + OVMF and a
+ * factory-provisioned swtpm, verified over attested TLS against the PCRs predicted from the image
+ * file alone. Exactly two boots: the image as built, and a copy whose UKI command line differs.
+ */
+@Tag("boot")
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@DisplayName("A node booted from the built image")
+class AttestedBootTest {
+    private static final int GRPC_PORT = 7443;
+    /** platform.md: ~45 s to a verity root under TCG, then the JVM; allow for a loaded CI machine. */
+    private static final Duration BOOT_TIMEOUT = Duration.ofMinutes(8);
+    private static final List<Integer> UKI_PCRS = List.of(4, 9, 11);
+    private static final Pattern VERITY_SETUP = Pattern.compile("Finished .*Verity Protection Setup for root");
+    private static final Pattern MISMATCHED_PCR = Pattern.compile("PCR (\\d+) \\(sha256\\)");
+
+    private final SecureRandom random = new SecureRandom();
+    private HostTools tools;
+    private Path image;
+    private Path work;
+    private FactoryTpm tpm;
+    private Prediction prediction;
+    private DocumentVerifier verifier;
+
+    @BeforeAll
+    void manufactureTpmAndPredict() throws Exception {
+        image = BootImage.locateOrSkip("AttestedBootTest");
+        List<String> missing = new ArrayList<>(HostTools.missing());
+        missing.addAll(FactoryTpm.missingTools());
+        missing.addAll(UkiCmdlinePatch.missingTools());
+        if (!missing.isEmpty()) {
+            System.out.println("SKIP AttestedBootTest: " + missing);
+        }
+        assumeTrue(missing.isEmpty(), () -> "host tools missing: " + missing);
+        tools = HostTools.locate().orElseThrow();
+        work = Path.of("target", "nodes", "attested-" + ProcessHandle.current().pid()).toAbsolutePath();
+        tpm = FactoryTpm.manufacture(tools.swtpm(), work.resolve("factory"));
+        prediction = new PcrPredictor().predictImage(image);
+        verifier = new DocumentVerifier(new VerifierPolicy(prediction.measurements(),
+                AkTrust.ekCa(List.of(tpm.ca().certificate()))));
+        UKI_PCRS.forEach(p -> System.out.println("AttestedBootTest: predicted PCR[" + p + "] = " + hex(prediction.pcr(p))));
+    }
+
+    @Test
+    @DisplayName("is accepted over aTLS with exactly the predicted PCRs, and its attestation document's event log replays to them")
+    void acceptedWithPredictedPcrs() throws Exception {
+        try (QemuNode node = boot(image, "accepted")) {
+            byte[] nonce = nonce();
+            AtlsProbe.Outcome outcome = new AtlsProbe(verifier).await(node, GRPC_PORT, nonce, BOOT_TIMEOUT);
+            System.out.println("AttestedBootTest: boot-to-verify " + node.uptime().toSeconds() + " s (accepted boot; console "
+                    + node.consoleLog() + ")");
+            assertTrue(outcome.accepted().isPresent(), () -> "rejected: " + outcome.rejected().orElseThrow());
+            assertPredicted(outcome.accepted().get().pcrs());
+
+            AttestationDocument document = outcome.response().orElseThrow().getAttestation();
+            AttestedState fromDocument = verifier.verify(document.toByteArray(), nonce, new byte[0]);
+            assertPredicted(fromDocument.pcrs());
+            assertFalse(document.getEventLog().isEmpty(), "the node's attestation document carries no event log");
+            assertEventLogReplays(document.getEventLog().toByteArray(), fromDocument.pcrs());
+            assertTrue(node.console().lines().stream().anyMatch(l -> VERITY_SETUP.matcher(l).find()),
+                    "the console shows no dm-verity setup of the root; see " + node.consoleLog());
+        }
+        assertBuildMeasurementsMatch();
+    }
+
+    /** {@code sextant image build} wrote measurements.json beside the image: it must be this very policy. */
+    private void assertBuildMeasurementsMatch() throws Exception {
+        Path written = image.resolveSibling("measurements.json");
+        if (!Files.isRegularFile(written)) {
+            System.out.println("AttestedBootTest: no " + written + " (image not from sextant image build); not compared");
+            return;
+        }
+        assertEquals(new String(prediction.measurements().toJson(), StandardCharsets.UTF_8), Files.readString(written),
+                written + " differs from the prediction for the image beside it");
+    }
+
+    @Test
+    @DisplayName("is rejected with a PCR mismatch on exactly PCRs 4, 9 and 11 when only its UKI's command line differs")
+    void rejectedWhenCmdlineDiffers() throws Exception {
+        Path patched = work.resolve("cmdline/image.raw");
+        UkiCmdlinePatch.copyWithCmdline(image, patched, "systemd.show_status=true", "systemd.show_status=1");
+        try (QemuNode node = boot(patched, "cmdline")) {
+            AtlsProbe.Outcome outcome = new AtlsProbe(verifier).await(node, GRPC_PORT, nonce(), BOOT_TIMEOUT);
+            System.out.println("AttestedBootTest: boot-to-verify " + node.uptime().toSeconds() + " s (patched command line; console "
+                    + node.consoleLog() + ")");
+            assertTrue(outcome.rejected().isPresent(), "a node with another kernel command line was accepted");
+            AttestationRejected rejected = outcome.rejected().get();
+            System.out.println("AttestedBootTest: rejected as expected: " + rejected);
+            assertEquals(Reason.PCR_MISMATCH, rejected.reason(), rejected::toString);
+            assertEquals(new TreeSet<>(UKI_PCRS), mismatchedPcrs(rejected.getMessage()), rejected::toString);
+        }
+    }
+
+    private QemuNode boot(Path disk, String name) throws Exception {
+        Path nodeDir = work.resolve(name);
+        Path state = tpm.copyStateTo(nodeDir.resolve("tpm-state"));
+        return QemuNode.boot(NodeConfig.of(tools, disk, nodeDir, List.of(GRPC_PORT)).withTpmState(state));
+    }
+
+    private void assertPredicted(Map<Integer, byte[]> quoted) {
+        for (int pcr : PcrPredictor.PCRS) {
+            assertArrayEquals(prediction.pcr(pcr), quoted.get(pcr), "PCR " + pcr + " differs from the prediction");
+        }
+    }
+
+    /** The verifier replays the log too; this states the property on its own, for PCRs 4, 9 and 11. */
+    private static void assertEventLogReplays(byte[] eventLog, Map<Integer, byte[]> quoted) throws Exception {
+        RawEventLog log = new EventLogParser().parse(eventLog);
+        Map<Integer, byte[]> uki = new TreeMap<>();
+        UKI_PCRS.forEach(p -> uki.put(p, quoted.get(p)));
+        RawEventLog ukiEvents = new RawEventLog(log.digestSizes(),
+                log.events().stream().filter(e -> uki.containsKey(e.pcrIndex())).toList());
+        List<ReplayedEvent> replayed = new EventLogReplay().replay(ukiEvents, uki);
+        assertEquals(new TreeSet<>(UKI_PCRS), new TreeSet<>(replayed.stream().map(ReplayedEvent::pcrIndex).toList()),
+                "the event log does not extend each of PCRs 4, 9 and 11");
+        System.out.println("AttestedBootTest: " + log.events().size() + " events in the node's log, "
+                + replayed.size() + " replay to PCRs 4, 9 and 11");
+    }
+
+    private static Set<Integer> mismatchedPcrs(String message) {
+        Set<Integer> pcrs = new TreeSet<>();
+        Matcher m = MISMATCHED_PCR.matcher(message);
+        while (m.find()) {
+            pcrs.add(Integer.parseInt(m.group(1)));
+        }
+        return pcrs;
+    }
+
+    private byte[] nonce() {
+        byte[] nonce = new byte[32];
+        random.nextBytes(nonce);
+        return nonce;
+    }
+
+    private static String hex(byte[] b) {
+        return java.util.HexFormat.of().formatHex(b);
+    }
+}
