@@ -2,7 +2,10 @@ package dev.sextant.nodeboot;
 
 import io.micronaut.runtime.Micronaut;
 
-/** The node bootstrapper: serves attestation (and, later, init and join) on a freshly booted node. */
+/**
+ * The node bootstrapper: serves attestation and init (server-attested aTLS) and, when told where
+ * join services are, runs the join path next to it; the node lock lets exactly one of them win.
+ */
 public final class Application {
     private Application() {}
 

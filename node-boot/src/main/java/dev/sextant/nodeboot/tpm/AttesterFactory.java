@@ -2,16 +2,17 @@ package dev.sextant.nodeboot.tpm;
 
 import dev.sextant.attestation.issue.AttestationException;
 import dev.sextant.tpm.attest.TpmAttester;
+import dev.sextant.tpm.command.TpmClient;
 import io.micronaut.context.annotation.Bean;
 import io.micronaut.context.annotation.Factory;
 import jakarta.inject.Singleton;
 
-/** The node's one attester: the TPM is a single device, so every user shares this instance. */
+/** The node's one attester, over the shared TPM client (which it does not own, see TpmClientFactory). */
 @Factory
 final class AttesterFactory {
     @Singleton
     @Bean(preDestroy = "close")
-    TpmAttester attester(TpmSettings settings) throws AttestationException {
-        return TpmAttester.open(settings.address(), settings.eventLog());
+    TpmAttester attester(TpmClient client, TpmSettings settings) throws AttestationException {
+        return new TpmAttester(client, settings.eventLog());
     }
 }

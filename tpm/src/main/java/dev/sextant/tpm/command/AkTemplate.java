@@ -15,10 +15,16 @@ public final class AkTemplate {
     public static final int FIXED_PARENT = 1 << 4;
     public static final int SENSITIVE_DATA_ORIGIN = 1 << 5;
     public static final int USER_WITH_AUTH = 1 << 6;
+    /**
+     * Exempt from dictionary-attack protection. The AK's auth is empty, so lockout protects nothing,
+     * but without this a node that loses power a few times (no orderly TPM2_Shutdown, the failure
+     * counter grows) would get TPM_RC_LOCKOUT on every quote until the lockout expires.
+     */
+    public static final int NO_DA = 1 << 10;
     public static final int RESTRICTED = 1 << 16;
     public static final int SIGN = 1 << 18;
     public static final int ATTRIBUTES =
-            FIXED_TPM | FIXED_PARENT | SENSITIVE_DATA_ORIGIN | USER_WITH_AUTH | RESTRICTED | SIGN;
+            FIXED_TPM | FIXED_PARENT | SENSITIVE_DATA_ORIGIN | USER_WITH_AUTH | NO_DA | RESTRICTED | SIGN;
     public static final int KEY_BITS = 2048;
 
     private AkTemplate() {}

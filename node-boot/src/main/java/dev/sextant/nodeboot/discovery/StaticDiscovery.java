@@ -1,0 +1,15 @@
+package dev.sextant.nodeboot.discovery;
+
+import java.util.List;
+
+/** A fixed list, e.g. from the kernel command line or configuration. */
+public record StaticDiscovery(List<Endpoint> list) implements ControlPlaneDiscovery {
+    public StaticDiscovery {
+        list = List.copyOf(list);
+    }
+
+    @Override
+    public List<Endpoint> endpoints() {
+        return list;
+    }
+}

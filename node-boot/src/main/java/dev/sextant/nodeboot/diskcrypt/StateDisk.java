@@ -1,0 +1,182 @@
+package dev.sextant.nodeboot.diskcrypt;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.sextant.nodeboot.failure.DiskReset;
+import jakarta.inject.Singleton;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * The node's LUKS2 state disk, driven through cryptsetup. Every change works on a detached copy
+ * of the header that was validated first, and is then written back whole: the node never hands a
+ * secret to a header the host may have planted (GHSA-hq76-6gh2-5g4q), and a header swapped on
+ * the device after validation is simply overwritten. Calls are serialised: init and join may both
+ * reach the disk, and one cryptsetup run at a time keeps each header copy consistent.
+ */
+@Singleton
+public final class StateDisk implements DiskReset {
+    static final int PASSPHRASE_BYTES = 32;
+
+    private final StateDiskSettings settings;
+    private final CommandRunner runner;
+    private final LuksHeaderValidator validator = new LuksHeaderValidator();
+    private final ObjectMapper json = new ObjectMapper();
+
+    public StateDisk(StateDiskSettings settings, CommandRunner runner) {
+        this.settings = settings;
+        this.runner = runner;
+    }
+
+    /** Formats the device with a random passphrase, marked not initialized; returns the passphrase. */
+    public synchronized byte[] formatWithRandomPassphrase() throws DiskCryptException, InterruptedException {
+        byte[] passphrase = new byte[PASSPHRASE_BYTES];
+        new SecureRandom().nextBytes(passphrase);
+        List<String> argv = new ArrayList<>(List.of("cryptsetup", "luksFormat", "--batch-mode", "--type", "luks2",
+                "--cipher", LuksHeaderValidator.CIPHER, "--key-size", "512", "--sector-size", "4096",
+                "--hash", "sha256"));
+        argv.addAll(settings.pbkdfArgs());
+        argv.addAll(List.of("--key-file", "-", settings.device().toString()));
+        run(argv, passphrase, "formatting " + settings.device());
+        withValidatedHeader(header -> importToken(header, false), true);
+        return passphrase;
+    }
+
+    /**
+     * The boot-time passphrase of key slot 0: the one left in the key file at boot or, on a blank
+     * disk (no initramfs disk-mapper prepared it), that of a fresh format, kept 0400 in the key file.
+     * A disk already initialized by an earlier membership is never reformatted here.
+     */
+    public synchronized byte[] bootPassphrase() throws DiskCryptException, InterruptedException {
+        Path keyFile = settings.keyFile();
+        try {
+            if (Files.exists(keyFile)) {
+                return Files.readAllBytes(keyFile);
+            }
+            if (isLuks2() && isInitialized()) {
+                throw new DiskCryptException("state disk " + settings.device() + " holds an initialized cluster disk"
+                        + " and its boot key " + keyFile + " is gone; rejoining is not implemented yet");
+            }
+            byte[] passphrase = formatWithRandomPassphrase();
+            Files.createDirectories(keyFile.toAbsolutePath().getParent());
+            SecretFiles.write(keyFile, passphrase);
+            Files.setPosixFilePermissions(keyFile, java.nio.file.attribute.PosixFilePermissions.fromString("r--------"));
+            return passphrase;
+        } catch (IOException e) {
+            throw new DiskCryptException("boot key " + keyFile + ": " + e.getMessage(), e);
+        }
+    }
+
+    private boolean isLuks2() throws DiskCryptException, InterruptedException {
+        try {
+            return runner.run(List.of("cryptsetup", "isLuks", "--type", "luks2", settings.device().toString()),
+                    new byte[0]).ok();
+        } catch (IOException e) {
+            throw new DiskCryptException("cannot run cryptsetup: " + e.getMessage(), e);
+        }
+    }
+
+    /** The LUKS UUID in lower case, read from a validated header copy. */
+    public synchronized String uuid() throws DiskCryptException, InterruptedException {
+        String[] uuid = new String[1];
+        withValidatedHeader(header -> uuid[0] = run(List.of("cryptsetup", "luksUUID", header.toString()),
+                new byte[0], "reading the LUKS UUID").stdout().trim().toLowerCase(Locale.ROOT));
+        return uuid[0];
+    }
+
+    /** True when the Sextant token says a cluster key protects the disk. */
+    public synchronized boolean isInitialized() throws DiskCryptException, InterruptedException {
+        boolean[] initialized = new boolean[1];
+        withValidatedHeader(header -> initialized[0] = json.readTree(dump(header))
+                .path("tokens").path("0").path("initialized").asBoolean(false));
+        return initialized[0];
+    }
+
+    /** Replaces the boot-time passphrase in key slot 0 with the cluster-derived key and marks the disk initialized. */
+    public synchronized void rekey(byte[] oldPassphrase, byte[] newKey) throws DiskCryptException, InterruptedException {
+        withValidatedHeader(header -> {
+            Path newKeyFile = SecretFiles.write(header.resolveSibling("new.key"), newKey);
+            try {
+                List<String> argv = new ArrayList<>(List.of("cryptsetup", "luksChangeKey", "--batch-mode",
+                        "--key-slot", "0"));
+                argv.addAll(settings.pbkdfArgs());
+                argv.addAll(List.of("--key-file", "-", header.toString(), newKeyFile.toString()));
+                run(argv, oldPassphrase, "changing the state disk key");
+            } finally {
+                SecretFiles.wipe(newKeyFile);
+            }
+            importToken(header, true);
+        }, true);
+    }
+
+    /** Clears the "initialized" marker so the next boot reformats instead of waiting for a key forever. */
+    @Override
+    public synchronized void markForReset() throws DiskCryptException, InterruptedException {
+        withValidatedHeader(header -> importToken(header, false), true);
+    }
+
+    @FunctionalInterface
+    private interface HeaderStep {
+        void apply(Path header) throws DiskCryptException, InterruptedException, IOException;
+    }
+
+    /** Reads through a validated header copy; nothing is written back. */
+    private void withValidatedHeader(HeaderStep step) throws DiskCryptException, InterruptedException {
+        withValidatedHeader(step, false);
+    }
+
+    /** Validates a detached copy, applies {@code step} to it, re-validates and (if {@code writeBack}) restores it. */
+    private void withValidatedHeader(HeaderStep step, boolean writeBack) throws DiskCryptException, InterruptedException {
+        Path dir = null;
+        try {
+            dir = SecretFiles.privateDirectory(settings.workDir());
+            Path header = dir.resolve("header");
+            run(List.of("cryptsetup", "luksHeaderBackup", "--batch-mode", settings.device().toString(),
+                    "--header-backup-file", header.toString()), new byte[0], "copying the LUKS header");
+            validator.validate(dump(header));
+            step.apply(header);
+            if (writeBack) {
+                validator.validate(dump(header));
+                run(List.of("cryptsetup", "luksHeaderRestore", "--batch-mode", settings.device().toString(),
+                        "--header-backup-file", header.toString()), new byte[0], "writing the LUKS header back");
+            }
+        } catch (IOException e) {
+            throw new DiskCryptException("state disk " + settings.device() + ": " + e.getMessage(), e);
+        } finally {
+            SecretFiles.deleteTree(dir);
+        }
+    }
+
+    private String dump(Path header) throws DiskCryptException, InterruptedException {
+        return run(List.of("cryptsetup", "luksDump", "--dump-json-metadata", header.toString()), new byte[0],
+                "reading the LUKS header").stdout();
+    }
+
+    private void importToken(Path header, boolean initialized) throws DiskCryptException, InterruptedException {
+        String token = "{\"type\":\"" + LuksHeaderValidator.TOKEN_TYPE + "\",\"keyslots\":[],\"initialized\":"
+                + initialized + "}";
+        run(List.of("cryptsetup", "token", "import", "--token-id", "0", "--token-replace", "--json-file", "-",
+                header.toString()), token.getBytes(StandardCharsets.UTF_8), "writing the initialized marker");
+    }
+
+    private CommandRunner.Result run(List<String> argv, byte[] stdin, String what)
+            throws DiskCryptException, InterruptedException {
+        CommandRunner.Result result;
+        try {
+            result = runner.run(argv, stdin);
+        } catch (IOException e) {
+            throw new DiskCryptException(what + ": cannot run cryptsetup: " + e.getMessage(), e);
+        }
+        if (!result.ok()) {
+            throw new DiskCryptException(what + ": cryptsetup exited with " + result.exitCode() + ": "
+                    + result.stderr().strip());
+        }
+        return result;
+    }
+}

@@ -1,0 +1,115 @@
+package dev.sextant.nodeboot.initserver;
+
+import dev.sextant.nodeboot.diskcrypt.DiskCryptException;
+import dev.sextant.nodeboot.diskcrypt.StateDisk;
+import dev.sextant.nodeboot.diskcrypt.StateDiskSettings;
+import dev.sextant.nodeboot.failure.FailureHandler;
+import dev.sextant.nodeboot.keys.ClusterKeys;
+import dev.sextant.nodeboot.kubernetes.ClusterSettings;
+import dev.sextant.nodeboot.kubernetes.DriverResult;
+import dev.sextant.nodeboot.kubernetes.KubernetesDriver;
+import dev.sextant.nodeboot.nodelock.LockHolder;
+import dev.sextant.nodeboot.nodelock.LockResult;
+import dev.sextant.nodeboot.nodelock.NodeLock;
+import dev.sextant.proto.v1.InitRequest;
+import dev.sextant.proto.v1.InitSuccess;
+import com.google.protobuf.ByteString;
+import jakarta.inject.Singleton;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.util.function.BiConsumer;
+
+/**
+ * The init path for a request whose secret and fields were already checked: derive the keys, take
+ * the node lock, re-key the state disk, start Kubernetes. Everything after the lock that fails is
+ * fatal for this boot and goes to the {@link FailureHandler}.
+ */
+@Singleton
+public final class InitFlow {
+    private final NodeLock lock;
+    private final StateDisk disk;
+    private final StateDiskSettings diskSettings;
+    private final KubernetesDriver kubernetes;
+    private final FailureHandler failure;
+    private final NodeIdentity node;
+
+    public InitFlow(NodeLock lock, StateDisk disk, StateDiskSettings diskSettings, KubernetesDriver kubernetes,
+                    FailureHandler failure, NodeIdentity node) {
+        this.lock = lock;
+        this.disk = disk;
+        this.diskSettings = diskSettings;
+        this.kubernetes = kubernetes;
+        this.failure = failure;
+        this.node = node;
+    }
+
+    /** {@code progress} receives (step, detail) pairs as the node gets through them. */
+    public InitSuccess run(InitRequest request, BiConsumer<String, String> progress)
+            throws InitFailedException, InterruptedException {
+        ClusterKeys keys = keysOf(request);
+        byte[] clusterId = ClusterKeys.clusterId(keys.measurementSecret(), request.getMeasurementSalt().toByteArray());
+        LockResult locked;
+        try {
+            locked = lock.tryLockOnce(LockHolder.INIT, clusterId);
+        } catch (IOException e) {
+            throw fatal("marking the TPM with the cluster ID: " + e.getMessage(), e);
+        }
+        if (locked instanceof LockResult.AlreadyLocked already) {
+            throw new InitFailedException(already.message());
+        }
+        try {
+            return afterLock(request, keys, clusterId, progress);
+        } catch (RuntimeException e) {
+            // A bug is as fatal as any other failure past the point of no return.
+            throw fatal("unexpected " + e, e);
+        }
+    }
+
+    private InitSuccess afterLock(InitRequest request, ClusterKeys keys, byte[] clusterId,
+                                  BiConsumer<String, String> progress) throws InitFailedException, InterruptedException {
+        progress.accept("lock", "node locked; PCR 15 marked with the cluster ID");
+        progress.accept("state-disk", prepareDisk(keys));
+        DriverResult started = kubernetes.initCluster(clusterSettings(request));
+        progress.accept("kubernetes", started.describe());
+        if (started instanceof DriverResult.Failed failed) {
+            throw fatal(failed.message(), null);
+        }
+        byte[] kubeconfig = started instanceof DriverResult.Started s ? s.kubeconfig() : new byte[0];
+        return InitSuccess.newBuilder().setKubeconfig(ByteString.copyFrom(kubeconfig))
+                .setClusterId(ByteString.copyFrom(clusterId)).build();
+    }
+
+    private static ClusterKeys keysOf(InitRequest request) {
+        if (!request.getKmsUri().isEmpty()) {
+            KmsUri uri = KmsUri.parse(request.getKmsUri()).orElseThrow();
+            return new ClusterKeys(uri.masterSecret(), uri.masterSalt());
+        }
+        return new ClusterKeys(request.getMasterSecret().toByteArray(), request.getMasterSalt().toByteArray());
+    }
+
+    private String prepareDisk(ClusterKeys keys) throws InitFailedException, InterruptedException {
+        if (!Files.exists(diskSettings.device())) {
+            return "no state disk at " + diskSettings.device() + "; skipped (development node)";
+        }
+        try {
+            byte[] bootPassphrase = disk.bootPassphrase();
+            String uuid = disk.uuid();
+            disk.rekey(bootPassphrase, keys.diskKey(uuid));
+            return "LUKS2 disk " + uuid + " re-keyed with the cluster-derived key";
+        } catch (DiskCryptException e) {
+            throw fatal("preparing the state disk: " + e.getMessage(), e);
+        }
+    }
+
+    private ClusterSettings clusterSettings(InitRequest r) {
+        String name = r.getClusterName().isEmpty() ? "sextant" : r.getClusterName();
+        return new ClusterSettings(node.name(), name, r.getKubernetes().getVersion(),
+                r.getKubernetes().getServiceCidr(), r.getKubernetes().getPodCidr(), r.getApiServerCertSansList());
+    }
+
+    private InitFailedException fatal(String reason, Throwable cause) {
+        failure.fatal("init: " + reason);
+        return new InitFailedException(reason, cause);
+    }
+}

@@ -1,0 +1,108 @@
+package dev.sextant.nodeboot.kubernetes;
+
+import jakarta.inject.Singleton;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Runs k3s: {@code server --cluster-init} for the first node, {@code server --server URL --token T}
+ * for another control-plane node and {@code agent --server URL --token T} for a worker, after
+ * writing its config.yaml from typed settings. k3s keeps running after the bootstrapper is done.
+ */
+@Singleton
+public final class K3sDriver implements KubernetesDriver {
+    private static final Logger LOG = LoggerFactory.getLogger(K3sDriver.class);
+
+    private final K3sSettings settings;
+
+    public K3sDriver(K3sSettings settings) {
+        this.settings = settings;
+    }
+
+    @Override
+    public DriverResult initCluster(ClusterSettings cluster) throws InterruptedException {
+        if (!Files.isExecutable(settings.binary())) {
+            return notInstalled();
+        }
+        try {
+            writeConfig(K3sConfig.forCluster(cluster, settings.kubeconfig().toString()));
+            Process k3s = start(List.of("server", "--cluster-init"));
+            return awaitKubeconfig(k3s);
+        } catch (IOException e) {
+            return new DriverResult.Failed("starting k3s server: " + e.getMessage());
+        }
+    }
+
+    @Override
+    public DriverResult joinCluster(JoinSettings join) throws InterruptedException {
+        if (!Files.isExecutable(settings.binary())) {
+            return notInstalled();
+        }
+        try {
+            writeConfig(K3sConfig.forJoin(join, settings.kubeconfig().toString()));
+            String mode = join.controlPlane() ? "server" : "agent";
+            Process k3s = start(List.of(mode, "--server", join.serverUrl(), "--token", join.token()));
+            // A joining k3s keeps running; one that dies at once (bad token, unreachable server) failed.
+            if (k3s.waitFor(settings.joinSettle().toMillis(), TimeUnit.MILLISECONDS) && k3s.exitValue() != 0) {
+                return new DriverResult.Failed("k3s " + mode + " exited with " + k3s.exitValue() + ", see " + logFile());
+            }
+            return new DriverResult.Started(new byte[0]);
+        } catch (IOException e) {
+            return new DriverResult.Failed("starting k3s: " + e.getMessage());
+        }
+    }
+
+    private DriverResult notInstalled() {
+        LOG.warn("Kubernetes: not installed ({} is missing or not executable)", settings.binary());
+        return new DriverResult.NotInstalled(settings.binary() + " is missing or not executable");
+    }
+
+    private void writeConfig(K3sConfig config) throws IOException {
+        Path file = settings.configFile();
+        Files.createDirectories(file.toAbsolutePath().getParent());
+        Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
+        Files.deleteIfExists(tmp);
+        Files.createFile(tmp, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+        Files.writeString(tmp, config.render());
+        Files.move(tmp, file, java.nio.file.StandardCopyOption.REPLACE_EXISTING,
+                java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+    }
+
+    private Process start(List<String> args) throws IOException {
+        List<String> argv = new ArrayList<>();
+        argv.add(settings.binary().toString());
+        argv.addAll(args);
+        argv.add("--config");
+        argv.add(settings.configFile().toString());
+        LOG.info("Starting k3s {} (output in {})", args.get(0), logFile());
+        return new ProcessBuilder(argv).redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(logFile().toFile())).start();
+    }
+
+    private DriverResult awaitKubeconfig(Process k3s) throws InterruptedException, IOException {
+        long deadline = System.nanoTime() + settings.startTimeout().toNanos();
+        while (System.nanoTime() < deadline) {
+            if (Files.isRegularFile(settings.kubeconfig()) && Files.size(settings.kubeconfig()) > 0) {
+                return new DriverResult.Started(Files.readAllBytes(settings.kubeconfig()));
+            }
+            if (!k3s.isAlive() && k3s.exitValue() != 0) {
+                return new DriverResult.Failed("k3s server exited with " + k3s.exitValue() + ", see " + logFile());
+            }
+            Thread.sleep(100);
+        }
+        return new DriverResult.Failed("no kubeconfig at " + settings.kubeconfig() + " after "
+                + settings.startTimeout().toSeconds() + " s, see " + logFile());
+    }
+
+    Path logFile() {
+        return settings.configFile().toAbsolutePath().resolveSibling("k3s.log");
+    }
+}

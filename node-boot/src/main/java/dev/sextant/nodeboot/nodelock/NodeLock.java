@@ -1,0 +1,53 @@
+package dev.sextant.nodeboot.nodelock;
+
+import jakarta.inject.Singleton;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * The point of no return: a one-way, try-once lock that init and join race for. The winner marks
+ * the TPM (PCR 15 event over the cluster ID), so the node can never again attest as a fresh node
+ * until it reboots; the loser learns who won and stops. There is deliberately no unlock.
+ */
+@Singleton
+public final class NodeLock {
+    private static final Logger LOG = LoggerFactory.getLogger(NodeLock.class);
+
+    private final AtomicReference<LockHolder> holder = new AtomicReference<>();
+    private final PcrMarker marker;
+
+    /** Starts locked when the TPM is already marked, e.g. after the bootstrapper process was restarted. */
+    public NodeLock(PcrMarker marker) throws IOException {
+        this.marker = marker;
+        if (marker.alreadyMarked()) {
+            holder.set(LockHolder.EARLIER_RUN);
+            LOG.warn("PCR 15 is already marked: this node was bootstrapped earlier in this boot; init and join stay locked");
+        }
+    }
+
+    /**
+     * Takes the lock for {@code who} unless some path already has it. The marking happens after the
+     * compare-and-set, so a failure to mark still leaves the node locked: the caller must treat that
+     * as fatal (reset and reboot), never retry the other path on a half-marked TPM.
+     */
+    public LockResult tryLockOnce(LockHolder who, byte[] clusterId) throws IOException {
+        if (!holder.compareAndSet(null, who)) {
+            return new LockResult.AlreadyLocked(holder.get());
+        }
+        LOG.info("Node lock taken by {}; marking PCR 15 with the cluster ID", who.label());
+        marker.mark(clusterId.clone());
+        return new LockResult.Acquired(who);
+    }
+
+    public boolean isLocked() {
+        return holder.get() != null;
+    }
+
+    public Optional<LockHolder> holder() {
+        return Optional.ofNullable(holder.get());
+    }
+}

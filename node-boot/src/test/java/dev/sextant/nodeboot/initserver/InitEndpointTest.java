@@ -1,0 +1,219 @@
+package dev.sextant.nodeboot.initserver;
+
+import com.google.protobuf.ByteString;
+import dev.sextant.atls.AtlsContexts;
+import dev.sextant.attestation.Variant;
+import dev.sextant.attestation.policy.ExpectedValue;
+import dev.sextant.attestation.policy.Measurements;
+import dev.sextant.attestation.tpm.TpmAlg;
+import dev.sextant.attestation.verify.AkTrust;
+import dev.sextant.attestation.verify.DocumentVerifier;
+import dev.sextant.attestation.verify.VerifierPolicy;
+import dev.sextant.nodeboot.diskcrypt.ProcessCommandRunner;
+import dev.sextant.nodeboot.diskcrypt.StateDisk;
+import dev.sextant.nodeboot.diskcrypt.StateDiskSettings;
+import dev.sextant.nodeboot.keys.ClusterKeys;
+import dev.sextant.nodeboot.kubernetes.StandInK3s;
+import dev.sextant.proto.v1.InitRequest;
+import dev.sextant.proto.v1.InitResponse;
+import dev.sextant.proto.v1.InitServiceGrpc;
+import dev.sextant.proto.v1.KubernetesSettings;
+import dev.sextant.tpm.command.TpmClient;
+import dev.sextant.tpm.testkit.Swtpm;
+import io.grpc.ManagedChannel;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.grpc.netty.NettyChannelBuilder;
+import io.micronaut.grpc.server.GrpcEmbeddedServer;
+import io.micronaut.test.extensions.junit5.annotation.MicronautTest;
+import io.micronaut.test.support.TestPropertyProvider;
+import jakarta.inject.Inject;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.TestMethodOrder;
+
+import java.io.RandomAccessFile;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The first node's InitService over real server-attested aTLS, a real swtpm, real cryptsetup and a stand-in k3s. */
+@MicronautTest
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class InitEndpointTest implements TestPropertyProvider {
+    private static final byte[] INIT_SECRET = "correct horse battery staple 32b".getBytes();
+    private static final byte[] MASTER = new byte[32];
+    private static final byte[] SALT = new byte[32];
+    private static final byte[] MEASUREMENT_SALT = new byte[32];
+
+    private Swtpm swtpm;
+    private Path dir;
+    private StandInK3s k3s;
+    private boolean realDisk;
+
+    @Inject
+    GrpcEmbeddedServer server;
+    @Inject
+    TpmClient tpm;
+
+    private ManagedChannel channel;
+
+    @Override
+    public Map<String, String> getProperties() {
+        Swtpm.assumeAvailable();
+        try {
+            swtpm = Swtpm.provisioned();
+            swtpm.releaseClient();
+            dir = Files.createTempDirectory("sextant-init-test-");
+            k3s = StandInK3s.create(dir, 0);
+            Files.writeString(dir.resolve("hash"), InitSecretHash.format(new byte[16], INIT_SECRET));
+            Files.writeString(dir.resolve("node.log"), "bootstrapper: the log an operator gets after a failure\n");
+            Map<String, String> p = new HashMap<>(Map.of("sextant.tpm.address", swtpm.tpmArg(),
+                    "sextant.tpm.event-log", "/nonexistent", "sextant.init.secret-hash-file", dir.resolve("hash").toString(),
+                    "sextant.init.log-file", dir.resolve("node.log").toString(), "sextant.init.use-journalctl", "false",
+                    "sextant.init.node-name", "node-a", "sextant.failure.reboot-delay", "disabled",
+                    "sextant.failure.console", dir.resolve("console").toString()));
+            p.putAll(Map.of("sextant.k3s.binary", k3s.binary().toString(),
+                    "sextant.k3s.config-file", k3s.settings().configFile().toString(),
+                    "sextant.k3s.kubeconfig", k3s.settings().kubeconfig().toString()));
+            p.putAll(stateDisk());
+            return p;
+        } catch (Exception e) {
+            throw new IllegalStateException("preparing the node", e);
+        }
+    }
+
+    /** A real LUKS2 image when cryptsetup exists (formatting needs no device-mapper), else no disk. */
+    private Map<String, String> stateDisk() throws Exception {
+        Path image = dir.resolve("state.img");
+        var settings = new StateDiskSettings(image, dir.resolve("luks"), dir.resolve("state.key"), 8192, 4);
+        realDisk = Files.isExecutable(Path.of("/usr/sbin/cryptsetup"));
+        if (realDisk) {
+            try (RandomAccessFile file = new RandomAccessFile(image.toFile(), "rw")) {
+                file.setLength(32L << 20);
+            }
+            Files.write(settings.keyFile(), new StateDisk(settings, new ProcessCommandRunner()).formatWithRandomPassphrase());
+        } else {
+            System.err.println("SKIPPED (part): cryptsetup is not installed; init runs without a state disk");
+        }
+        return Map.of("sextant.state-disk.device", image.toString(), "sextant.state-disk.work-dir",
+                settings.workDir().toString(), "sextant.state-disk.key-file", settings.keyFile().toString(),
+                "sextant.state-disk.pbkdf-memory-kib", "8192", "sextant.state-disk.pbkdf-iterations", "4");
+    }
+
+    @BeforeAll
+    void connect() throws Exception {
+        // PCR 16 (debug) stays zero whatever init does to PCR 15, so one policy serves every test.
+        var pcr16 = new Measurements(Variant.QEMU_VTPM, new TreeMap<>(Map.of(16, new ExpectedValue(new byte[32], false))));
+        var verifier = new DocumentVerifier(new VerifierPolicy(pcr16, AkTrust.ekCa(List.of(swtpm.ca().certificate()))));
+        channel = NettyChannelBuilder.forAddress("127.0.0.1", server.getPort())
+                .sslContext(AtlsContexts.client(null, verifier)).build();
+    }
+
+    @AfterAll
+    void stop() throws Exception {
+        if (channel != null) {
+            channel.shutdownNow();
+        }
+        if (swtpm != null) {
+            swtpm.close();
+        }
+    }
+
+    private static InitRequest.Builder good() {
+        return InitRequest.newBuilder().setInitSecret(ByteString.copyFrom(INIT_SECRET))
+                .setMasterSecret(ByteString.copyFrom(MASTER)).setMasterSalt(ByteString.copyFrom(SALT))
+                .setMeasurementSalt(ByteString.copyFrom(MEASUREMENT_SALT)).setClusterName("demo")
+                .setKubernetes(KubernetesSettings.newBuilder().setServiceCidr("10.43.0.0/16"))
+                .addApiServerCertSans("api.demo.test");
+    }
+
+    /** Everything the node streamed before the end (or the error). */
+    private List<InitResponse> call(InitRequest request, List<InitResponse> received) {
+        InitServiceGrpc.newBlockingStub(channel).init(request).forEachRemaining(received::add);
+        return received;
+    }
+
+    @Test
+    @Order(1)
+    @DisplayName("a wrong init secret is refused with PERMISSION_DENIED: no progress, no journal, no lock")
+    void wrongSecret() {
+        List<InitResponse> received = new ArrayList<>();
+        var e = assertThrows(StatusRuntimeException.class,
+                () -> call(good().setInitSecret(ByteString.copyFromUtf8("guess")).build(), received));
+        assertEquals(Status.Code.PERMISSION_DENIED, e.getStatus().getCode());
+        assertEquals(List.of(), received, "the caller got nothing at all");
+    }
+
+    @Test
+    @Order(2)
+    @DisplayName("bad fields are refused with INVALID_ARGUMENT listing every problem")
+    void badFields() {
+        var request = good().setMasterSecret(ByteString.copyFrom(new byte[8])).setMeasurementSalt(ByteString.EMPTY)
+                .setClusterName("Not_A_Label").addApiServerCertSans("bad host!").build();
+        var e = assertThrows(StatusRuntimeException.class, () -> call(request, new ArrayList<>()));
+        assertEquals(Status.Code.INVALID_ARGUMENT, e.getStatus().getCode());
+        String d = e.getStatus().getDescription();
+        assertTrue(d.contains("master_secret must be at least 16 bytes (got 8), or set kms_uri"), d);
+        assertTrue(d.contains("measurement_salt must be 32 bytes (got 0)"), d);
+        assertTrue(d.contains("cluster_name 'Not_A_Label' is not an RFC 1123 label"), d);
+        assertTrue(d.contains("'bad host!' is neither a hostname nor an IP address"), d);
+    }
+
+    @Test
+    @Order(3)
+    @DisplayName("a good init streams progress, re-keys the disk, starts k3s and ends with the kubeconfig and cluster ID")
+    void goodInit() throws Exception {
+        List<InitResponse> received = call(good().build(), new ArrayList<>());
+        InitResponse last = received.get(received.size() - 1);
+        assertTrue(last.hasSuccess(), received.toString());
+        List<String> steps = received.stream().filter(InitResponse::hasProgress).map(r -> r.getProgress().getStep()).toList();
+        assertEquals(List.of("lock", "state-disk", "kubernetes"), steps);
+
+        byte[] measurementSecret = new ClusterKeys(MASTER, SALT).measurementSecret();
+        byte[] clusterId = ClusterKeys.clusterId(measurementSecret, MEASUREMENT_SALT);
+        assertArrayEquals(clusterId, last.getSuccess().getClusterId().toByteArray());
+        MessageDigest sha = MessageDigest.getInstance("SHA-256");
+        sha.update(new byte[32]);
+        assertArrayEquals(sha.digest(MessageDigest.getInstance("SHA-256").digest(clusterId)),
+                tpm.pcr().readAll(TpmAlg.SHA256).get(15), "PCR 15 carries the cluster ID event");
+        assertTrue(last.getSuccess().getKubeconfig().toStringUtf8().contains("kind: Config"));
+        assertEquals(List.of("server --cluster-init --config " + k3s.settings().configFile()), k3s.invocations());
+        assertTrue(Files.readString(k3s.configCopy()).contains("- \"api.demo.test\""));
+        if (realDisk) {
+            var runner = new ProcessCommandRunner();
+            String uuid = runner.run(List.of("cryptsetup", "luksUUID", dir.resolve("state.img").toString()), new byte[0])
+                    .stdout().trim();
+            byte[] diskKey = new ClusterKeys(MASTER, SALT).diskKey(uuid);
+            assertEquals(0, runner.run(List.of("cryptsetup", "open", "--test-passphrase", "--key-file", "-",
+                    dir.resolve("state.img").toString()), diskKey).exitCode(), "the cluster-derived key opens the disk");
+        }
+    }
+
+    @Test
+    @Order(4)
+    @DisplayName("once locked, another init with the right secret gets a failure naming the lock holder, then the node's log")
+    void secondInitGetsFailureAndJournal() {
+        List<InitResponse> received = call(good().build(), new ArrayList<>());
+        assertTrue(received.get(0).hasFailure(), received.toString());
+        assertEquals("node is already locked by init", received.get(0).getFailure().getError());
+        String journal = received.stream().skip(1).map(r -> r.getJournalChunk().toStringUtf8()).reduce("", String::concat);
+        assertTrue(journal.contains("the log an operator gets after a failure"), journal);
+    }
+}

@@ -1,0 +1,92 @@
+package dev.sextant.nodeboot.initserver;
+
+import com.google.protobuf.ByteString;
+import dev.sextant.nodeboot.diskcrypt.ProcessCommandRunner;
+import dev.sextant.nodeboot.diskcrypt.StateDisk;
+import dev.sextant.nodeboot.diskcrypt.StateDiskSettings;
+import dev.sextant.nodeboot.failure.FailureHandler;
+import dev.sextant.nodeboot.failure.FailureSettings;
+import dev.sextant.nodeboot.kubernetes.ClusterSettings;
+import dev.sextant.nodeboot.kubernetes.DriverResult;
+import dev.sextant.nodeboot.kubernetes.JoinSettings;
+import dev.sextant.nodeboot.kubernetes.KubernetesDriver;
+import dev.sextant.nodeboot.nodelock.LockHolder;
+import dev.sextant.nodeboot.nodelock.NodeLock;
+import dev.sextant.proto.v1.InitRequest;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class InitFlowTest {
+    @TempDir
+    Path dir;
+
+    private final AtomicInteger diskResets = new AtomicInteger();
+
+    private InitFlow flow(NodeLock lock, DriverResult kubernetesAnswer) throws Exception {
+        KubernetesDriver driver = new KubernetesDriver() {
+            @Override
+            public DriverResult initCluster(ClusterSettings settings) {
+                return kubernetesAnswer;
+            }
+
+            @Override
+            public DriverResult joinCluster(JoinSettings settings) {
+                throw new AssertionError("init never joins");
+            }
+        };
+        var diskSettings = new StateDiskSettings(dir.resolve("no-disk"), dir.resolve("luks"), dir.resolve("key"), 8192, 4);
+        var failure = new FailureHandler(new FailureSettings("disabled", Files.createFile(dir.resolve("console"))),
+                diskResets::incrementAndGet, () -> { });
+        return new InitFlow(lock, new StateDisk(diskSettings, new ProcessCommandRunner()), diskSettings, driver, failure,
+                new NodeIdentity(new InitSettings(dir.resolve("hash"), dir.resolve("log"), false, "node-a")));
+    }
+
+    private static InitRequest request() {
+        return InitRequest.newBuilder().setMasterSecret(ByteString.copyFrom(new byte[32]))
+                .setMasterSalt(ByteString.copyFrom(new byte[32])).setMeasurementSalt(ByteString.copyFrom(new byte[32])).build();
+    }
+
+    @Test
+    @DisplayName("Kubernetes failing after the lock is fatal: the disk is marked for reset and the console says why")
+    void failureAfterLockGoesToFailureHandler() throws Exception {
+        NodeLock lock = new NodeLock(id -> { });
+        List<String> steps = new ArrayList<>();
+        var e = assertThrows(InitFailedException.class, () -> flow(lock, new DriverResult.Failed("k3s exited with 1"))
+                .run(request(), (step, detail) -> steps.add(step)));
+        assertEquals("k3s exited with 1", e.getMessage());
+        assertEquals(1, diskResets.get());
+        assertTrue(Files.readString(dir.resolve("console")).contains("init: k3s exited with 1"));
+        assertEquals(List.of("lock", "state-disk", "kubernetes"), steps);
+    }
+
+    @Test
+    @DisplayName("losing the lock to join is not fatal: nothing is reset, the caller is told who holds the node")
+    void lostLockIsNotFatal() throws Exception {
+        NodeLock lock = new NodeLock(id -> { });
+        lock.tryLockOnce(LockHolder.JOIN, new byte[32]);
+        var e = assertThrows(InitFailedException.class,
+                () -> flow(lock, new DriverResult.Started(new byte[0])).run(request(), (step, detail) -> { }));
+        assertEquals("node is already locked by join", e.getMessage());
+        assertEquals(0, diskResets.get());
+    }
+
+    @Test
+    @DisplayName("an image without k3s still initializes: the success carries the cluster ID and an empty kubeconfig")
+    void notInstalledIsSuccess() throws Exception {
+        var success = flow(new NodeLock(id -> { }), new DriverResult.NotInstalled("/usr/local/bin/k3s is missing"))
+                .run(request(), (step, detail) -> { });
+        assertEquals(32, success.getClusterId().size());
+        assertTrue(success.getKubeconfig().isEmpty());
+    }
+}

@@ -1,0 +1,176 @@
+package dev.sextant.nodeboot.joinclient;
+
+import dev.sextant.attestation.Variant;
+import dev.sextant.attestation.policy.ExpectedValue;
+import dev.sextant.attestation.policy.Measurements;
+import dev.sextant.attestation.tpm.TpmAlg;
+import dev.sextant.attestation.verify.AkTrust;
+import dev.sextant.attestation.verify.DocumentVerifier;
+import dev.sextant.attestation.verify.VerifierPolicy;
+import dev.sextant.nodeboot.diskcrypt.ProcessCommandRunner;
+import dev.sextant.nodeboot.diskcrypt.StateDisk;
+import dev.sextant.nodeboot.diskcrypt.StateDiskSettings;
+import dev.sextant.nodeboot.discovery.StaticDiscovery;
+import dev.sextant.nodeboot.failure.FailureHandler;
+import dev.sextant.nodeboot.failure.FailureSettings;
+import dev.sextant.nodeboot.keys.ClusterKeys;
+import dev.sextant.nodeboot.kubernetes.K3sDriver;
+import dev.sextant.nodeboot.kubernetes.StandInK3s;
+import dev.sextant.nodeboot.nodelock.LockHolder;
+import dev.sextant.nodeboot.nodelock.NodeLock;
+import dev.sextant.nodeboot.nodelock.TpmPcrMarker;
+import dev.sextant.tpm.attest.TpmAttester;
+import dev.sextant.tpm.testkit.Swtpm;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The join path against in-test join services over real client-attested (and mutual) aTLS with a real swtpm. */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class JoinClientTest {
+    private Swtpm swtpm;
+    private TpmAttester attester;
+    @TempDir
+    Path dir;
+
+    @BeforeAll
+    void startTpm() throws Exception {
+        Swtpm.assumeAvailable();
+        swtpm = Swtpm.provisioned();
+        attester = new TpmAttester(swtpm.client(), Path.of("/nonexistent"));
+    }
+
+    /** A join marks PCR 15, and a marked TPM keeps a new node lock closed: each test gets a "rebooted" TPM. */
+    @BeforeEach
+    void rebootTpm() throws Exception {
+        attester.close();
+        swtpm.restart();
+        attester = new TpmAttester(swtpm.client(), Path.of("/nonexistent"));
+    }
+
+    @AfterAll
+    void stopTpm() throws Exception {
+        if (attester != null) {
+            attester.close();
+        }
+        if (swtpm != null) {
+            swtpm.close();
+        }
+    }
+
+    /** PCR 16 (debug) is zero on this TPM: a policy demanding 0x11.. stands for "wrong measurement". */
+    private DocumentVerifier policy(byte fill) throws Exception {
+        byte[] pcr16 = new byte[32];
+        Arrays.fill(pcr16, fill);
+        return new DocumentVerifier(new VerifierPolicy(new Measurements(Variant.QEMU_VTPM,
+                new TreeMap<>(Map.of(16, new ExpectedValue(pcr16, false)))), AkTrust.ekCa(List.of(swtpm.ca().certificate()))));
+    }
+
+    private record Node(JoinClient client, NodeLock lock, List<Duration> sleeps, StandInK3s k3s, JoinClientSettings settings) {
+    }
+
+    private Node node(TestJoinService service, DocumentVerifier serviceVerifier, int maxRounds) throws Exception {
+        StandInK3s k3s = StandInK3s.create(Files.createDirectories(dir.resolve("k3s")), 0);
+        var settings = new JoinClientSettings(List.of(), null, false, dir.resolve("kubelet"), dir.resolve("pki"),
+                null, null, Duration.ofSeconds(10));
+        var diskSettings = new StateDiskSettings(dir.resolve("no-disk"), dir.resolve("luks"), dir.resolve("key"), 8192, 4);
+        StateDisk disk = new StateDisk(diskSettings, new ProcessCommandRunner());
+        NodeLock lock = new NodeLock(new TpmPcrMarker(swtpm.client()));
+        var failure = new FailureHandler(new FailureSettings("disabled", dir.resolve("console")), () -> { }, () -> { });
+        List<Duration> sleeps = new ArrayList<>();
+        JoinClient[] self = new JoinClient[1];
+        Sleeper recording = d -> {
+            sleeps.add(d);
+            if (sleeps.size() >= maxRounds) {
+                self[0].stop();
+            }
+        };
+        self[0] = new JoinClient(new JoinClient.Node("node-b", false, () -> ""),
+                new StaticDiscovery(List.of(service.endpoint())),
+                new AtlsJoinTransport(attester, serviceVerifier, Duration.ofSeconds(10)), lock,
+                new TicketApplier(settings, disk, diskSettings, new K3sDriver(k3s.settings())), failure,
+                new Backoff(Duration.ofSeconds(1), Duration.ofSeconds(30), () -> 0.5), recording);
+        return new Node(self[0], lock, sleeps, k3s, settings);
+    }
+
+    @Test
+    @DisplayName("a node with a wrong measurement is refused in the handshake, round after round, with growing waits")
+    void wrongMeasurementKeepsBeingRefused() throws Exception {
+        try (var service = new TestJoinService(null, policy((byte) 0x11))) {
+            Node node = node(service, null, 7);
+            var outcome = node.client().run();
+            assertInstanceOf(JoinOutcome.Stopped.class, outcome);
+            assertEquals(7, service.refusedHandshakes.get(), "every round's handshake was refused by the service");
+            assertEquals(List.of(), service.requests, "the method never ran");
+            assertEquals(List.of(500L, 1000L, 2000L, 4000L, 8000L, 15000L, 15000L),
+                    node.sleeps().stream().map(Duration::toMillis).toList(), "full jitter at 0.5: half of 1,2,4,8,16,30,30 s");
+            assertTrue(node.lock().holder().isEmpty(), "the node stays fresh");
+        }
+    }
+
+    @Test
+    @DisplayName("a good node gets its ticket, takes the lock (PCR 15 = cluster ID event), writes its kubelet files and joins with k3s agent")
+    void goodNodeJoins() throws Exception {
+        byte[] before = swtpm.client().pcr().readAll(TpmAlg.SHA256).get(15);
+        try (var service = new TestJoinService(null, policy((byte) 0))) {
+            Node node = node(service, null, 3);
+            var outcome = node.client().run();
+            assertInstanceOf(JoinOutcome.Joined.class, outcome, outcome.toString());
+            assertEquals(LockHolder.JOIN, node.lock().holder().orElseThrow());
+            byte[] clusterId = ClusterKeys.clusterId(TestJoinService.MEASUREMENT_SECRET, TestJoinService.MEASUREMENT_SALT);
+            MessageDigest sha = MessageDigest.getInstance("SHA-256");
+            sha.update(before);
+            assertArrayEquals(sha.digest(MessageDigest.getInstance("SHA-256").digest(clusterId)),
+                    swtpm.client().pcr().readAll(TpmAlg.SHA256).get(15));
+            assertEquals(List.of("agent --server https://127.0.0.1:6443 --token K10cafe::abcdef.0123456789abcdef --config "
+                    + node.k3s().settings().configFile()), node.k3s().invocations());
+            assertTrue(Files.readString(node.settings().kubeletPkiDir().resolve("kubelet-client-key.pem"))
+                    .startsWith("-----BEGIN EC PRIVATE KEY-----"));
+            assertEquals("node-b", service.requests.get(0).getNodeName());
+            assertEquals(List.of(), node.sleeps(), "no retry was needed");
+        }
+    }
+
+    @Test
+    @DisplayName("mutual: a node that verifies the join service refuses one whose attestation fails its policy")
+    void nodeRefusesUnverifiedService() throws Exception {
+        try (var service = new TestJoinService(attester, policy((byte) 0))) {
+            Node node = node(service, policy((byte) 0x22), 2);
+            assertInstanceOf(JoinOutcome.Stopped.class, node.client().run());
+            assertEquals(List.of(), service.requests, "the node sent no CSR to an unverified service");
+            Node trusting = node(service, policy((byte) 0), 2);
+            assertInstanceOf(JoinOutcome.Joined.class, trusting.client().run(), "the same service passes the right policy");
+        }
+    }
+
+    @Test
+    @DisplayName("the join path stops without calling anyone once init holds the lock")
+    void stopsWhenInitHasTheLock() throws Exception {
+        try (var service = new TestJoinService(null, policy((byte) 0))) {
+            Node node = node(service, null, 3);
+            node.lock().tryLockOnce(LockHolder.INIT, new byte[32]);
+            var outcome = node.client().run();
+            assertEquals(new JoinOutcome.Stopped("node is already locked by init"), outcome);
+            assertEquals(List.of(), service.requests);
+        }
+    }
+}
