@@ -1,0 +1,50 @@
+package dev.sextant.joinapi.identity;
+
+import dev.sextant.attestation.issue.Attester;
+import dev.sextant.atls.AtlsContexts;
+import dev.sextant.joinapi.measurements.ReloadingVerifier;
+import io.grpc.ServerBuilder;
+import io.grpc.netty.NettyServerBuilder;
+import io.micronaut.context.annotation.Requires;
+import io.micronaut.context.event.BeanCreatedEvent;
+import io.micronaut.context.event.BeanCreatedEventListener;
+import jakarta.inject.Singleton;
+import java.util.Optional;
+import javax.net.ssl.SSLException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Puts the gRPC server behind client-attested aTLS: every client must present a quote that the
+ * reloading verifier accepts, inside the handshake, so unattested or mis-measured callers never
+ * reach a method. When an {@link Attester} bean exists (a TPM on this control-plane node) the
+ * server attests itself too and the channel is mutually attested.
+ */
+@Singleton
+@Requires(property = "sextant.join.atls.enabled", value = "true", defaultValue = "true")
+public class AtlsServerSetup implements BeanCreatedEventListener<ServerBuilder<?>> {
+
+    private static final Logger LOG = LoggerFactory.getLogger(AtlsServerSetup.class);
+    private final ReloadingVerifier verifier;
+    private final Optional<Attester> serverAttester;
+
+    public AtlsServerSetup(ReloadingVerifier verifier, Optional<Attester> serverAttester) {
+        this.verifier = verifier;
+        this.serverAttester = serverAttester;
+    }
+
+    @Override
+    public ServerBuilder<?> onCreated(BeanCreatedEvent<ServerBuilder<?>> event) {
+        ServerBuilder<?> builder = event.getBean();
+        if (!(builder instanceof NettyServerBuilder netty)) {
+            throw new IllegalStateException("aTLS needs the Netty gRPC transport, got " + builder.getClass().getName());
+        }
+        try {
+            netty.sslContext(AtlsContexts.server(serverAttester.orElse(null), verifier));
+        } catch (SSLException e) {
+            throw new IllegalStateException("cannot build the aTLS server context: " + e.getMessage(), e);
+        }
+        LOG.info("gRPC server uses {} aTLS", serverAttester.isPresent() ? "mutually attested" : "client-attested");
+        return builder;
+    }
+}

@@ -1,0 +1,61 @@
+package dev.sextant.joinapi.kms;
+
+import dev.sextant.joinapi.Refusal;
+import dev.sextant.proto.v1.GetDataKeyRequest;
+import dev.sextant.proto.v1.KeyServiceGrpc;
+import io.grpc.ManagedChannel;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.grpc.netty.NettyChannelBuilder;
+import io.micronaut.context.annotation.Value;
+import jakarta.annotation.PreDestroy;
+import jakarta.inject.Singleton;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Client of the cluster KMS (gRPC KeyService). One long-lived channel, not one per call as in
+ * Constellation: under a node-pool join that is hundreds of TCP handshakes saved per second. Plain
+ * text inside the cluster network, as the KMS serves it; the keys then travel to the node only
+ * inside the attested channel. Key bytes are returned, never logged.
+ */
+@Singleton
+public class KeyServiceClient {
+    public static final int KEY_LENGTH = 32;
+
+    private final ManagedChannel channel;
+    private final KeyServiceGrpc.KeyServiceBlockingStub stub;
+    private final Duration deadline;
+
+    public KeyServiceClient(@Value("${sextant.join.kms.endpoint}") String endpoint,
+                            @Value("${sextant.join.kms.deadline:5s}") Duration deadline) {
+        this.channel = NettyChannelBuilder.forTarget(endpoint).usePlaintext().build();
+        this.stub = KeyServiceGrpc.newBlockingStub(channel);
+        this.deadline = deadline;
+    }
+
+    /** The 32-byte data key for {@code keyId}; UNAVAILABLE when the KMS cannot be reached in time. */
+    public byte[] dataKey(String keyId) throws Refusal {
+        try {
+            byte[] key = stub.withDeadlineAfter(deadline.toMillis(), TimeUnit.MILLISECONDS)
+                    .getDataKey(GetDataKeyRequest.newBuilder().setDataKeyId(keyId).setLength(KEY_LENGTH).build())
+                    .getDataKey().toByteArray();
+            if (key.length != KEY_LENGTH) {
+                throw new Refusal(Refusal.Reason.INTERNAL, "the KMS returned a key of the wrong length");
+            }
+            return key;
+        } catch (StatusRuntimeException e) {
+            Status.Code code = e.getStatus().getCode();
+            if (code == Status.Code.UNAVAILABLE || code == Status.Code.DEADLINE_EXCEEDED
+                    || code == Status.Code.RESOURCE_EXHAUSTED) {
+                throw new Refusal(Refusal.Reason.KMS_UNAVAILABLE, "the key service is unavailable; retry later", e);
+            }
+            throw new Refusal(Refusal.Reason.INTERNAL, "the key service refused the request (" + code + ")", e);
+        }
+    }
+
+    @PreDestroy
+    void close() throws InterruptedException {
+        channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+    }
+}

@@ -1,0 +1,38 @@
+package dev.sextant.joinapi.kube;
+
+import io.kubernetes.client.openapi.ApiClient;
+import io.kubernetes.client.openapi.apis.CoreV1Api;
+import io.kubernetes.client.util.ClientBuilder;
+import io.micronaut.context.annotation.Factory;
+import io.micronaut.context.annotation.Value;
+import jakarta.inject.Singleton;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.time.Duration;
+import java.util.Optional;
+
+/**
+ * The client-java API client. In a pod: the in-cluster service account. With
+ * {@code sextant.join.kubernetes.base-path}: that URL without credentials (tests point it at the
+ * Kubernetes API test double). Short timeouts: a hung API server must become UNAVAILABLE for the
+ * joining node (which retries), not a stuck call.
+ */
+@Factory
+class KubernetesClientFactory {
+
+    @Singleton
+    CoreV1Api coreV1Api(@Value("${sextant.join.kubernetes.base-path:}") Optional<String> basePath,
+                        @Value("${sextant.join.kubernetes.timeout:5s}") Duration timeout) {
+        try {
+            ClientBuilder builder = basePath.filter(p -> !p.isBlank()).isPresent()
+                    ? new ClientBuilder().setBasePath(basePath.get())
+                    : ClientBuilder.cluster();
+            ApiClient client = builder.setReadTimeout(timeout).build();
+            client.setConnectTimeout((int) timeout.toMillis());
+            client.setWriteTimeout((int) timeout.toMillis());
+            return new CoreV1Api(client);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot configure the Kubernetes client: " + e.getMessage(), e);
+        }
+    }
+}

@@ -1,0 +1,57 @@
+package dev.sextant.joinapi.measurements;
+
+import dev.sextant.attestation.policy.MeasurementsException;
+import dev.sextant.attestation.verify.AkTrust;
+import io.micronaut.context.annotation.Factory;
+import io.micronaut.context.annotation.Value;
+import jakarta.inject.Singleton;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.cert.CertificateException;
+import java.security.cert.CertificateFactory;
+import java.security.cert.X509Certificate;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Builds the reloading verifier and its watcher from configuration. AK trust is the EK CA bundle;
+ * trusting any AK needs {@code sextant.join.insecure-trust-any-ak=true}, and the verifier then logs
+ * a WARN on every verification.
+ */
+@Factory
+class VerifierFactory {
+
+    @Singleton
+    ReloadingVerifier verifier(@Value("${sextant.join.measurements.file}") Path file,
+                               @Value("${sextant.join.measurements.public-key-file}") Path publicKey,
+                               @Value("${sextant.join.ek-ca-file:}") Optional<String> ekCaFile,
+                               @Value("${sextant.join.insecure-trust-any-ak:false}") boolean insecureAnyAk,
+                               MeasurementsWatcherHolder holder) {
+        try {
+            AkTrust trust = akTrust(ekCaFile.filter(s -> !s.isBlank()), insecureAnyAk);
+            ReloadingVerifier verifier = new ReloadingVerifier(file, Files.readString(publicKey), trust);
+            holder.start(verifier, file.toAbsolutePath().getParent());
+            return verifier;
+        } catch (IOException | MeasurementsException | CertificateException e) {
+            throw new IllegalStateException("cannot build the attestation verifier: " + e.getMessage(), e);
+        }
+    }
+
+    private static AkTrust akTrust(Optional<String> ekCaFile, boolean insecureAnyAk)
+            throws IOException, CertificateException {
+        if (ekCaFile.isPresent()) {
+            byte[] pem = Files.readAllBytes(Path.of(ekCaFile.get()));
+            List<X509Certificate> anchors = CertificateFactory.getInstance("X.509")
+                    .generateCertificates(new ByteArrayInputStream(pem)).stream()
+                    .map(c -> (X509Certificate) c).toList();
+            return AkTrust.ekCa(anchors);
+        }
+        if (insecureAnyAk) {
+            return AkTrust.insecureTrustAnyAk();
+        }
+        throw new IllegalStateException("set sextant.join.ek-ca-file (or, for development only, "
+                + "sextant.join.insecure-trust-any-ak=true)");
+    }
+}

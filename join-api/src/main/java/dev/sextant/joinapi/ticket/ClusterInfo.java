@@ -1,0 +1,43 @@
+package dev.sextant.joinapi.ticket;
+
+import io.micronaut.context.annotation.Value;
+import jakarta.inject.Singleton;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/**
+ * Fixed facts every ticket carries: the API server endpoint, the Kubernetes version, and the
+ * measurement salt (read once from the join-config mount; it never changes for a cluster).
+ */
+@Singleton
+public class ClusterInfo {
+    private final String apiServerEndpoint;
+    private final String kubernetesVersion;
+    private final byte[] measurementSalt;
+
+    public ClusterInfo(@Value("${sextant.join.api-server-endpoint}") String apiServerEndpoint,
+                       @Value("${sextant.join.kubernetes-version:}") String kubernetesVersion,
+                       @Value("${sextant.join.measurement-salt-file}") Path measurementSaltFile) {
+        this.apiServerEndpoint = apiServerEndpoint;
+        this.kubernetesVersion = kubernetesVersion;
+        try {
+            this.measurementSalt = Files.readAllBytes(measurementSaltFile);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read the measurement salt " + measurementSaltFile, e);
+        }
+    }
+
+    public String apiServerEndpoint() {
+        return apiServerEndpoint;
+    }
+
+    public String kubernetesVersion() {
+        return kubernetesVersion;
+    }
+
+    public byte[] measurementSalt() {
+        return measurementSalt.clone();
+    }
+}

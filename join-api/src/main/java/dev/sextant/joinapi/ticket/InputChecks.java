@@ -1,0 +1,31 @@
+package dev.sextant.joinapi.ticket;
+
+import dev.sextant.joinapi.Refusal;
+import java.util.regex.Pattern;
+
+/** Syntax of the untrusted string fields; each failure is INVALID_ARGUMENT with a message. */
+public final class InputChecks {
+    /** RFC 4122 textual form, lower case as cryptsetup prints LUKS UUIDs; also the KMS key id. */
+    private static final Pattern UUID = Pattern.compile(
+            "[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}");
+    /** RFC 1123 label: what Kubernetes accepts as a node name that is also a DNS label. */
+    private static final Pattern LABEL = Pattern.compile("[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?");
+
+    private InputChecks() {
+    }
+
+    public static String diskUuid(String value) throws Refusal {
+        if (value.length() != 36 || !UUID.matcher(value).matches()) {
+            throw Refusal.invalid("disk_uuid must be a lower-case RFC 4122 UUID (8-4-4-4-12 hex digits)");
+        }
+        return value;
+    }
+
+    public static String nodeName(String value) throws Refusal {
+        if (value.isEmpty() || value.length() > 63 || !LABEL.matcher(value).matches()) {
+            throw Refusal.invalid("node_name must be an RFC 1123 label: 1-63 of [a-z0-9-], "
+                    + "starting and ending with a letter or digit");
+        }
+        return value;
+    }
+}

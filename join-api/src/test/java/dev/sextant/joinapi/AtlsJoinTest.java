@@ -1,0 +1,89 @@
+package dev.sextant.joinapi;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import dev.sextant.attestation.issue.Attester;
+import dev.sextant.atls.AtlsContexts;
+import dev.sextant.joinapi.binding.BindingStore;
+import dev.sextant.proto.v1.IssueJoinTicketResponse;
+import dev.sextant.proto.v1.JoinServiceGrpc;
+import io.grpc.ManagedChannel;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.grpc.netty.NettyChannelBuilder;
+import io.micronaut.grpc.server.GrpcEmbeddedServer;
+import io.micronaut.test.extensions.junit5.annotation.MicronautTest;
+import io.micronaut.test.support.TestPropertyProvider;
+import jakarta.inject.Inject;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+@MicronautTest
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@DisplayName("Production wiring: the join service behind client-attested aTLS with the reloading verifier")
+class AtlsJoinTest implements TestPropertyProvider {
+    private final TestCluster cluster = new TestCluster();
+    private final AttestedNodes nodes = new AttestedNodes();
+
+    @Inject
+    GrpcEmbeddedServer server;
+
+    @Override
+    public Map<String, String> getProperties() {
+        Map<String, String> p = new HashMap<>(cluster.properties());
+        try {
+            p.putAll(nodes.configure(cluster.dir));
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+        return p;
+    }
+
+    @AfterAll
+    void stop() throws Exception {
+        cluster.close();
+    }
+
+    private <T> T call(Attester attester, java.util.function.Function<JoinServiceGrpc.JoinServiceBlockingStub, T> body)
+            throws Exception {
+        ManagedChannel channel = NettyChannelBuilder.forAddress("127.0.0.1", server.getPort())
+                .sslContext(AtlsContexts.client(attester, null)).build();
+        try {
+            return body.apply(JoinServiceGrpc.newBlockingStub(channel).withDeadlineAfter(20, TimeUnit.SECONDS));
+        } finally {
+            channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+        }
+    }
+
+    @Test
+    @DisplayName("an attested node gets a ticket, and its disk is bound to its real AK name")
+    void attestedNodeJoins() throws Exception {
+        String uuid = JoinTicketTest.newUuid();
+        IssueJoinTicketResponse t = call(nodes.good, s -> s.issueJoinTicket(JoinTicketTest.request(uuid, "atls-1")));
+        assertArrayEquals(FakeKeyService.keyFor(uuid), t.getStateDiskKey().toByteArray());
+        assertArrayEquals(nodes.good.akName(),
+                new BindingStore(cluster.kube.client(), "kube-system").owner(BindingStore.Kind.DISK, uuid).orElseThrow());
+        StatusRuntimeException other = assertThrows(StatusRuntimeException.class,
+                () -> call(nodes.goodToo, s -> s.issueJoinTicket(JoinTicketTest.request(uuid, "atls-2"))));
+        assertEquals(Status.Code.PERMISSION_DENIED, other.getStatus().getCode());
+    }
+
+    @Test
+    @DisplayName("a mis-measured node, a node with a foreign EK CA and an unattested client never reach the method")
+    void badPeersFailTheHandshake() throws Exception {
+        int kmsCalls = cluster.kms.calls.get();
+        for (Attester peer : new Attester[] {nodes.misMeasured, nodes.foreign, null}) {
+            StatusRuntimeException e = assertThrows(StatusRuntimeException.class,
+                    () -> call(peer, s -> s.issueJoinTicket(JoinTicketTest.request(JoinTicketTest.newUuid(), "atls-bad"))));
+            assertEquals(Status.Code.UNAVAILABLE, e.getStatus().getCode(), String.valueOf(e.getStatus()));
+        }
+        assertEquals(kmsCalls, cluster.kms.calls.get(), "no key was fetched for a bad peer");
+    }
+}

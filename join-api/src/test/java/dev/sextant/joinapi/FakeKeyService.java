@@ -1,0 +1,57 @@
+package dev.sextant.joinapi;
+
+import com.google.protobuf.ByteString;
+import dev.sextant.proto.v1.GetDataKeyRequest;
+import dev.sextant.proto.v1.GetDataKeyResponse;
+import dev.sextant.proto.v1.KeyServiceGrpc;
+import io.grpc.Server;
+import io.grpc.Status;
+import io.grpc.netty.NettyServerBuilder;
+import io.grpc.stub.StreamObserver;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * TEST DOUBLE of the KMS: a real gRPC KeyService on a free loopback port whose keys are
+ * SHA-256("key-" + id) (deterministic, so "same UUID, same key" is observable), and which can be
+ * switched to answer UNAVAILABLE like a KMS that is down.
+ */
+final class FakeKeyService extends KeyServiceGrpc.KeyServiceImplBase implements AutoCloseable {
+    final AtomicBoolean down = new AtomicBoolean();
+    final AtomicInteger calls = new AtomicInteger();
+    private final Server server;
+
+    FakeKeyService() throws IOException {
+        server = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0)).addService(this).build().start();
+    }
+
+    String endpoint() {
+        return "127.0.0.1:" + server.getPort();
+    }
+
+    static byte[] keyFor(String id) {
+        return Arrays.copyOf(Hex.sha256(("key-" + id).getBytes(StandardCharsets.UTF_8)), 32);
+    }
+
+    @Override
+    public void getDataKey(GetDataKeyRequest request, StreamObserver<GetDataKeyResponse> responses) {
+        calls.incrementAndGet();
+        if (down.get()) {
+            responses.onError(Status.UNAVAILABLE.withDescription("kms down (test)").asRuntimeException());
+            return;
+        }
+        responses.onNext(GetDataKeyResponse.newBuilder()
+                .setDataKey(ByteString.copyFrom(keyFor(request.getDataKeyId()))).build());
+        responses.onCompleted();
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+        server.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+    }
+}

@@ -1,0 +1,72 @@
+package dev.sextant.joinapi;
+
+import com.google.gson.JsonParser;
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+
+/**
+ * TEST DOUBLE of the Kubernetes API for the load benchmark only: the create (201/409) and read
+ * (200/404) calls the join service makes, on a hash map. The fabric8 CRUD mock matches every
+ * request against every stored object (O(objects) per call), which after a few thousand tickets
+ * is the whole profile; this double keeps the benchmark measuring the join service instead.
+ */
+final class HashMapKubeApi implements AutoCloseable {
+    private final Map<String, String> objects = new ConcurrentHashMap<>();
+    private final ExecutorService threads = Executors.newFixedThreadPool(4);
+    private final HttpServer server;
+
+    HashMapKubeApi() throws IOException {
+        server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 1024);
+        server.createContext("/api/v1/namespaces/", this::handle);
+        server.setExecutor(threads);
+        server.start();
+    }
+
+    String url() {
+        return "http://127.0.0.1:" + server.getAddress().getPort();
+    }
+
+    private void handle(HttpExchange exchange) throws IOException {
+        String path = exchange.getRequestURI().getPath();
+        try (exchange) {
+            if (exchange.getRequestMethod().equals("POST")) {
+                String body = new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8);
+                String name = JsonParser.parseString(body).getAsJsonObject().getAsJsonObject("metadata").get("name").getAsString();
+                boolean created = objects.putIfAbsent(path + "/" + name, body) == null;
+                reply(exchange, created ? 201 : 409, created ? body : status(409, "AlreadyExists"));
+            } else if (exchange.getRequestMethod().equals("GET") && objects.containsKey(path)) {
+                reply(exchange, 200, objects.get(path));
+            } else {
+                reply(exchange, 404, status(404, "NotFound"));
+            }
+        }
+    }
+
+    private static String status(int code, String reason) {
+        return "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"status\":\"Failure\",\"reason\":\"" + reason + "\",\"code\":" + code + "}";
+    }
+
+    private static void reply(HttpExchange exchange, int code, String body) throws IOException {
+        byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+        exchange.getResponseHeaders().set("Content-Type", "application/json");
+        exchange.sendResponseHeaders(code, bytes.length);
+        exchange.getResponseBody().write(bytes);
+    }
+
+    int size() {
+        return objects.size();
+    }
+
+    @Override
+    public void close() {
+        server.stop(0);
+        threads.shutdownNow();
+    }
+}

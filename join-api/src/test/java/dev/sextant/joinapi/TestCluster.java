@@ -1,0 +1,95 @@
+package dev.sextant.joinapi;
+
+import java.io.IOException;
+import java.io.StringWriter;
+import java.math.BigInteger;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.KeyPair;
+import java.security.cert.X509Certificate;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Date;
+import java.util.HashMap;
+import java.util.Map;
+import org.bouncycastle.asn1.x500.X500Name;
+import org.bouncycastle.asn1.x509.BasicConstraints;
+import org.bouncycastle.asn1.x509.Extension;
+import org.bouncycastle.asn1.x509.KeyUsage;
+import org.bouncycastle.cert.jcajce.JcaX509CertificateConverter;
+import org.bouncycastle.cert.jcajce.JcaX509v3CertificateBuilder;
+import org.bouncycastle.openssl.jcajce.JcaPEMWriter;
+import org.bouncycastle.operator.jcajce.JcaContentSignerBuilder;
+
+/**
+ * Everything a join service needs on disk, in a temp directory: a cluster CA (EC P-256, as k3s
+ * makes it), the measurement salt and a control-plane PKI directory; plus the two test doubles.
+ */
+final class TestCluster implements AutoCloseable {
+    final Path dir;
+    final X509Certificate ca;
+    final byte[] salt = "0123456789abcdef0123456789abcdef".getBytes();
+    final KubeApiDouble kube = new KubeApiDouble();
+    final FakeKeyService kms;
+
+    TestCluster() {
+        try {
+            dir = Files.createTempDirectory("sextant-join-test");
+            KeyPair caKey = Csrs.ecKey();
+            ca = selfSigned(caKey);
+            Files.writeString(dir.resolve("ca.crt"), pem(ca));
+            // PKCS#8, as k3s writes its CA keys (JcaPEMWriter would write SEC1 without the curve).
+            Files.writeString(dir.resolve("ca.key"), pem(new org.bouncycastle.openssl.jcajce.JcaPKCS8Generator(caKey.getPrivate(), null)));
+            Files.write(dir.resolve("measurementSalt"), salt);
+            Path pki = Files.createDirectories(dir.resolve("pki/etcd"));
+            Files.writeString(pki.resolve("ca.key"), "etcd ca key (test)");
+            Files.writeString(dir.resolve("pki/sa.pub"), "sa pub (test)");
+            kms = new FakeKeyService();
+        } catch (Exception e) {
+            throw new IllegalStateException("setting up the test cluster", e);
+        }
+    }
+
+    Map<String, String> properties() {
+        Map<String, String> p = new HashMap<>();
+        p.put("sextant.join.atls.enabled", "false");
+        p.put("sextant.join.kms.endpoint", kms.endpoint());
+        p.put("sextant.join.kms.deadline", "2s");
+        p.put("sextant.join.kubernetes.base-path", kube.url());
+        p.put("sextant.join.api-server-endpoint", "10.0.0.1:6443");
+        p.put("sextant.join.kubernetes-version", "v1.31.4+k3s1");
+        p.put("sextant.join.measurement-salt-file", dir.resolve("measurementSalt").toString());
+        p.put("sextant.join.ca.cert-file", dir.resolve("ca.crt").toString());
+        p.put("sextant.join.ca.key-file", dir.resolve("ca.key").toString());
+        p.put("sextant.join.control-plane-dir", dir.resolve("pki").toString());
+        return p;
+    }
+
+    private static X509Certificate selfSigned(KeyPair key) throws Exception {
+        X500Name name = new X500Name("CN=k3s-client-ca@1700000000");
+        Instant now = Instant.now();
+        JcaX509v3CertificateBuilder b = new JcaX509v3CertificateBuilder(name, BigInteger.ONE,
+                Date.from(now.minus(Duration.ofDays(1))), Date.from(now.plus(Duration.ofDays(3650))), name, key.getPublic());
+        b.addExtension(Extension.basicConstraints, true, new BasicConstraints(true));
+        b.addExtension(Extension.keyUsage, true, new KeyUsage(KeyUsage.keyCertSign | KeyUsage.digitalSignature));
+        return new JcaX509CertificateConverter().getCertificate(
+                b.build(new JcaContentSignerBuilder("SHA256withECDSA").build(key.getPrivate())));
+    }
+
+    static String pem(Object o) throws IOException {
+        StringWriter s = new StringWriter();
+        try (JcaPEMWriter w = new JcaPEMWriter(s)) {
+            w.writeObject(o);
+        }
+        return s.toString();
+    }
+
+    @Override
+    public void close() throws Exception {
+        kms.close();
+        kube.close();
+        try (var walk = Files.walk(dir)) {
+            walk.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        }
+    }
+}

@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Join-service load benchmark (issue 4): N = 16, 64, 256 concurrent attested joiners over
+# client-attested aTLS, plus bare aTLS handshakes/s, all in one JVM on this machine.
+# Usage: scripts/bench-join.sh [tickets-per-level (1024)] [fabric8]
+# "fabric8": use the fabric8 CRUD mock as the Kubernetes API double (O(objects) per request)
+# instead of the hash-map double, to see its cost.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+mvn -q -o -pl join-api test-compile
+cp_file=$(mktemp)
+trap 'rm -f "$cp_file"' EXIT
+mvn -q -o -pl join-api dependency:build-classpath -Dmdep.includeScope=test -Dmdep.outputFile="$cp_file"
+java -Xmx2g ${JAVA_OPTS:-} -cp "join-api/target/test-classes:join-api/target/classes:$(cat "$cp_file")" \
+  dev.sextant.joinapi.JoinLoadBench "$@"
