@@ -1,4 +1,4 @@
-package dev.sextant.joinapi;
+package dev.sextant.grpcsupport;
 
 import io.micronaut.context.annotation.Context;
 import io.micronaut.context.event.ApplicationEventListener;
@@ -12,14 +12,14 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Keeps the HTTP/2 frame loggers of grpc-netty above DEBUG. At DEBUG they dump DATA frames in hex:
- * for this service that is disk keys and measurement secrets on the way out, and keys from the KMS
- * on the way in (LogLeakTest caught both). Pinned at construction, and again after start-up and
+ * Keeps the HTTP/2 frame loggers of grpc-netty above DEBUG in every Sextant gRPC service. At DEBUG
+ * they dump DATA frames in hex: disk keys, measurement secrets, master secrets (the KMS and join
+ * service LogLeakTests caught it). Pinned at construction, and again after start-up and
  * every refresh, last in order: Micronaut's logging system reconfigures logback then, which drops
  * levels set earlier (a pin made only at construction was undone before the first request).
  */
 @Context
-class FrameLogGuard implements ApplicationEventListener<Object>, Ordered {
+public class FrameLogGuard implements ApplicationEventListener<Object>, Ordered {
 
     private static final Logger LOG = LoggerFactory.getLogger(FrameLogGuard.class);
     private static final List<String> FRAME_LOGGERS = List.of(
@@ -27,7 +27,7 @@ class FrameLogGuard implements ApplicationEventListener<Object>, Ordered {
 
     private final LoggingSystem loggingSystem;
 
-    FrameLogGuard(LoggingSystem loggingSystem) {
+    public FrameLogGuard(LoggingSystem loggingSystem) {
         this.loggingSystem = loggingSystem;
         pin();
     }
@@ -52,7 +52,7 @@ class FrameLogGuard implements ApplicationEventListener<Object>, Ordered {
             boolean wasVerbose = LoggerFactory.getLogger(name).isDebugEnabled();
             loggingSystem.setLogLevel(name, LogLevel.INFO);
             if (wasVerbose) {
-                LOG.warn("{} set to INFO: at DEBUG it would log gRPC payloads, i.e. disk keys", name);
+                LOG.warn("{} set to INFO: at DEBUG it would log gRPC payloads, i.e. secrets", name);
             }
         }
     }
