@@ -1,5 +1,7 @@
 package dev.sextant.kms;
 
+import dev.sextant.keys.KeyDerivation;
+
 import dev.sextant.proto.v1.GetDataKeyRequest;
 import dev.sextant.proto.v1.GetDataKeyResponse;
 import dev.sextant.proto.v1.KeyServiceGrpc;

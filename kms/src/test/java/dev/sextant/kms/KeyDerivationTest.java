@@ -1,5 +1,7 @@
 package dev.sextant.kms;
 
+import dev.sextant.keys.KeyDerivation;
+
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -15,7 +17,7 @@ import org.junit.jupiter.api.Test;
 class KeyDerivationTest {
 
     private static final HexFormat HEX = HexFormat.of();
-    private final KeyDerivation derivation = new KeyDerivation(MasterSecret.of(TestSecrets.SECRET, TestSecrets.SALT));
+    private final KeyDerivation derivation = new KeyDerivation(TestSecrets.SECRET, TestSecrets.SALT);
 
     @Test
     @DisplayName("HKDF-SHA256 reproduces RFC 5869 test case 1")
@@ -60,7 +62,7 @@ class KeyDerivationTest {
     void saltMatters() {
         byte[] otherSalt = TestSecrets.SALT.clone();
         otherSalt[0] ^= 1;
-        KeyDerivation other = new KeyDerivation(MasterSecret.of(TestSecrets.SECRET, otherSalt));
+        KeyDerivation other = new KeyDerivation(TestSecrets.SECRET, otherSalt);
         assertFalse(Arrays.equals(derivation.dataKey("x", 32), other.dataKey("x", 32)));
     }
 

@@ -1,5 +1,7 @@
 package dev.sextant.kms;
 
+import dev.sextant.keys.KeyDerivation;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
@@ -28,7 +30,7 @@ class OpensslHkdfPeerTest {
                 "-kdfopt", "hexkey:" + HEX.formatHex(TestSecrets.SECRET),
                 "-kdfopt", "hexsalt:" + HEX.formatHex(TestSecrets.SALT),
                 "-kdfopt", "info:key-" + id, "HKDF"));
-        KeyDerivation derivation = new KeyDerivation(MasterSecret.of(TestSecrets.SECRET, TestSecrets.SALT));
+        KeyDerivation derivation = new KeyDerivation(TestSecrets.SECRET, TestSecrets.SALT);
         assertEquals(expected, HEX.formatHex(derivation.dataKey(id, 48)));
     }
 

@@ -1,34 +1,34 @@
 package dev.sextant.nodeboot.keys;
 
+import dev.sextant.keys.KeyDerivation;
+
 import java.util.Locale;
 
 /**
- * The keys a node derives from the cluster's master secret (Constellation's key names, so the
- * values match a KMS that derives the same way).
+ * The keys a node derives itself when it holds the master secret (the first node, during init):
+ * the same scheme as the KMS, so a key derived here equals the one the KMS later hands out.
  */
 public final class ClusterKeys {
-    public static final int KEY_BYTES = 32;
+    public static final int KEY_BYTES = KeyDerivation.KEY_BYTES;
 
-    private final byte[] masterSecret;
-    private final byte[] masterSalt;
+    private final KeyDerivation derivation;
 
     public ClusterKeys(byte[] masterSecret, byte[] masterSalt) {
-        this.masterSecret = masterSecret.clone();
-        this.masterSalt = masterSalt.clone();
+        this.derivation = new KeyDerivation(masterSecret, masterSalt);
     }
 
-    /** HKDF(master, salt, "key-measurementSecret"): shared by every node, never leaves attested nodes. */
+    /** "key-measurementSecret": shared by every node, never leaves attested nodes. */
     public byte[] measurementSecret() {
-        return Hkdf.sha256(masterSecret, masterSalt, "key-measurementSecret", KEY_BYTES);
+        return derivation.dataKey(KeyDerivation.MEASUREMENT_SECRET, KEY_BYTES);
     }
 
-    /** HKDF(master, salt, "key-" + LUKS UUID in lower case): one state-disk key per disk. */
+    /** "key-" + LUKS UUID in lower case: one state-disk key per disk. */
     public byte[] diskKey(String luksUuid) {
-        return Hkdf.sha256(masterSecret, masterSalt, "key-" + luksUuid.toLowerCase(Locale.ROOT), KEY_BYTES);
+        return derivation.dataKey(luksUuid.toLowerCase(Locale.ROOT), KEY_BYTES);
     }
 
-    /** HKDF(measurement secret, measurement salt, "key-clusterID"): what PCR 15 is marked with. */
+    /** What PCR 15 is marked with. */
     public static byte[] clusterId(byte[] measurementSecret, byte[] measurementSalt) {
-        return Hkdf.sha256(measurementSecret, measurementSalt, "key-clusterID", KEY_BYTES);
+        return KeyDerivation.clusterId(measurementSecret, measurementSalt);
     }
 }

@@ -1,18 +1,19 @@
-package dev.sextant.kms;
+package dev.sextant.keys;
 
-import jakarta.inject.Singleton;
 import java.nio.charset.StandardCharsets;
-import java.util.Arrays;
 import org.bouncycastle.crypto.digests.SHA256Digest;
 import org.bouncycastle.crypto.generators.HKDFBytesGenerator;
 import org.bouncycastle.crypto.params.HKDFParameters;
 
 /**
- * Data keys: HKDF-SHA256 (RFC 5869) with IKM = master secret, salt = master salt and
- * info = UTF-8("key-" + id) (design decision 8, byte-compatible with the reference key service).
+ * The cluster's key scheme (design decision 8), in one place for the KMS and the nodes: data keys
+ * are HKDF-SHA256 (RFC 5869) with IKM = master secret, salt = master salt and info =
+ * UTF-8("key-" + id), byte-compatible with the reference key service.
  */
-@Singleton
 public final class KeyDerivation {
+    /** Key ID of the secret every attested node receives; the cluster ID derives from it. */
+    public static final String MEASUREMENT_SECRET = "measurementSecret";
+    public static final int KEY_BYTES = 32;
 
     /** RFC 5869 caps the output at 255 hash lengths. */
     public static final int MAX_OUTPUT_BYTES = 255 * 32;
@@ -24,10 +25,8 @@ public final class KeyDerivation {
      */
     private final byte[] prk;
 
-    public KeyDerivation(MasterSecret masterSecret) {
-        byte[] secret = masterSecret.secret();
-        this.prk = new HKDFBytesGenerator(new SHA256Digest()).extractPRK(masterSecret.salt(), secret);
-        Arrays.fill(secret, (byte) 0);
+    public KeyDerivation(byte[] masterSecret, byte[] masterSalt) {
+        this.prk = new HKDFBytesGenerator(new SHA256Digest()).extractPRK(masterSalt, masterSecret);
     }
 
     /**
@@ -41,7 +40,12 @@ public final class KeyDerivation {
         return expand(HKDFParameters.skipExtractParameters(prk, info), length);
     }
 
-    /** Plain HKDF-SHA256 (extract and expand), exposed for test vectors and for derivations like the cluster ID. */
+    /** HKDF(measurement secret, measurement salt, "key-clusterID"): what PCR 15 is marked with. */
+    public static byte[] clusterId(byte[] measurementSecret, byte[] measurementSalt) {
+        return hkdfSha256(measurementSecret, measurementSalt, "key-clusterID".getBytes(StandardCharsets.UTF_8), KEY_BYTES);
+    }
+
+    /** Plain HKDF-SHA256 (extract and expand), exposed for test vectors. */
     public static byte[] hkdfSha256(byte[] ikm, byte[] salt, byte[] info, int length) {
         return expand(new HKDFParameters(ikm, salt, info), length);
     }
