@@ -1,0 +1,308 @@
+package dev.sextant.e2e.cluster;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.LocalDateTime;
+import java.time.LocalTime;
+import java.time.format.DateTimeFormatter;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.TestMethodOrder;
+
+/**
+ * Issue 5 on loopback: three nodes, each its own swtpm and bootstrapper process; `sextant init` on
+ * node A; the KMS and join service as processes; node B joins, node C (one pinned PCR extended)
+ * is refused in the aTLS handshake and keeps backing off. The methods are phases of one scenario
+ * and run in order; every process's output is in target/cluster-TIMESTAMP/NAME.log.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+@DisplayName("A cluster on loopback: init on node A, a measured node B joins, a mis-measured node C is refused")
+class ClusterLoopbackTest {
+    private static final Duration JOIN_WAIT = Duration.ofSeconds(60);
+    /** PCR 16 (debug) is zero on a fresh swtpm, and no bootstrapper touches it: node C's one difference. */
+    private static final int SPOILED_PCR = 16;
+    private static final String ZERO = "0".repeat(64);
+    private static final Pattern ROUND = Pattern.compile("No join ticket in round (\\d+); next round in (\\d+) ms");
+
+    private Repo repo;
+    private Path dir;
+    private Procs procs;
+    private KubeApiDouble kube;
+    private ControlPlaneServices services;
+    private ClusterNode nodeA;
+    private ClusterNode nodeB;
+    private ClusterNode nodeC;
+    private long phaseStart;
+
+    @BeforeAll
+    void prerequisites() throws IOException {
+        repo = Repo.locate();
+        repo.missing().ifPresent(why -> Assumptions.abort(skip(why)));
+        for (String tool : List.of("swtpm", "swtpm_setup", "tpm2_pcrextend", "openssl")) {
+            if (!onPath(tool)) {
+                Assumptions.abort(skip(tool + " is not installed (scripts/setup.sh)"));
+            }
+        }
+        String stamp = LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss"));
+        dir = Files.createDirectories(repo.root().resolve("e2e/target/cluster-" + stamp));
+        procs = new Procs(dir);
+        kube = new KubeApiDouble();
+        boolean disks = onPath("cryptsetup");
+        if (!disks) {
+            System.out.println("cluster test: cryptsetup is missing; the nodes run without a state disk");
+        }
+        nodeA = new ClusterNode("node-a", dir, procs, repo, disks);
+        nodeB = new ClusterNode("node-b", dir, procs, repo, disks);
+        nodeC = new ClusterNode("node-c", dir, procs, repo, disks);
+        services = new ControlPlaneServices(procs, repo, dir);
+        System.out.println("cluster test: logs in " + dir);
+    }
+
+    @AfterAll
+    void stopEverything() throws InterruptedException {
+        if (procs != null) {
+            procs.close();
+        }
+        if (kube != null) {
+            kube.close();
+        }
+    }
+
+    @Test
+    @Order(1)
+    @DisplayName("three nodes get their own swtpm with an EK certificate from one local CA and a provisioned AK")
+    void manufactureNodes() throws Exception {
+        begin();
+        procs.ok("tpm-ca", ClusterNode.CLI_TIMEOUT, repo.sextant("tpm", "ca", "--dir", ca().toString()));
+        List<ClusterNode> nodes = List.of(nodeA, nodeB, nodeC);
+        inParallel(nodes.stream().<Callable<Void>>map(n -> () -> {
+            n.manufacture(ca());
+            n.startTpm();
+            n.provision(ca());
+            return null;
+        }).toList());
+        nodeC.extendPcr(SPOILED_PCR, new byte[32]);
+        Files.writeString(dir.resolve("pcr15-zero.json"), measurements(15));
+        nodeA.startBootstrapper(null);
+        end("manufacture 3 TPMs, start node A");
+    }
+
+    @Test
+    @Order(2)
+    @DisplayName("sextant init on node A succeeds, writes the kubeconfig, returns the cluster ID and marks PCR 15")
+    void initNodeA() throws Exception {
+        begin();
+        Assumptions.assumeTrue(Files.exists(nodeA.log()), "node A was not started by the previous phase");
+        String out = procs.ok("sextant-init", Duration.ofSeconds(120), repo.sextant("init",
+                "--endpoint", nodeA.endpoint(), "--measurements", dir.resolve("pcr15-zero.json").toString(),
+                "--ek-ca", ekCa().toString(), "--init-secret", nodeA.initSecret().toString(),
+                "--master-secret", masterSecret().toString(), "--kubeconfig-out", dir.resolve("admin.conf").toString(),
+                "--api-server-san", "api.e2e.test"));
+        Matcher id = Pattern.compile("cluster ID: ([0-9a-f]{64})").matcher(out);
+        assertTrue(id.find(), "no cluster ID in the init output; see " + procs.log("sextant-init"));
+        assertTrue(Files.size(dir.resolve("admin.conf")) > 0, "no kubeconfig written; see " + procs.log("sextant-init"));
+        System.out.println("cluster test: cluster ID " + id.group(1));
+
+        Procs.Result verify = procs.run("sextant-verify-a", Duration.ofSeconds(60), repo.sextant("verify",
+                "--endpoint", nodeA.endpoint(), "--measurements", dir.resolve("pcr15-zero.json").toString(),
+                "--ek-ca", ekCa().toString()));
+        assertEquals(1, verify.exit(), "measurements requiring PCR 15 = 0 still accept node A; see " + verify.log());
+        assertTrue(verify.output().contains("REJECTED") && verify.output().contains("PCR 15 "),
+                "the rejection does not name PCR 15; see " + verify.log());
+        end("sextant init on node A + verify");
+    }
+
+    @Test
+    @Order(3)
+    @DisplayName("the KMS and the join service start as processes with the CLI's master secret and signed measurements")
+    void startControlPlaneServices() throws Exception {
+        begin();
+        Assumptions.assumeTrue(Files.exists(masterSecret()), "init did not run: the CLI wrote no master secret");
+        Path keys = dir.resolve("measurements-keys");
+        procs.ok("measurements-keygen", ClusterNode.CLI_TIMEOUT, repo.sextant("measurements", "keygen", "--dir", keys.toString()));
+        Path joinMeasurements = dir.resolve("join-measurements.json");
+        Files.writeString(joinMeasurements, measurements(15, SPOILED_PCR));
+        procs.ok("measurements-sign", ClusterNode.CLI_TIMEOUT, repo.sextant("measurements", "sign",
+                "--file", joinMeasurements.toString(), "--key", keys.resolve("measurements-key.pem").toString()));
+        services.startKms(masterSecret());
+        services.startJoinApi(kube.url(), joinMeasurements, keys.resolve("measurements-pub.pem"), ekCa());
+        services.awaitReady();
+        end("start KMS + join service");
+    }
+
+    @Test
+    @Order(4)
+    @DisplayName("node B, measured as the join service expects, joins: k3s agent with a K10 token, token Secret and disk binding")
+    void nodeBJoins() throws Exception {
+        begin();
+        Assumptions.assumeTrue(Files.exists(services.joinLog()), "the join service was not started by the previous phase");
+        nodeB.startBootstrapper(services.joinEndpoint());
+        nodeC.startBootstrapper(services.joinEndpoint());
+        Waits.logMatches(JOIN_WAIT, "node B's join path to end with Joined", nodeB.log(), "Join path ended: Joined");
+        String agent = Waits.logMatches(JOIN_WAIT, "node B's stand-in k3s to run as agent with a K10 token",
+                nodeB.k3sRecord(), "^agent --server https://127\\.0\\.0\\.1:6443 --token K10").get(0);
+        // K10<CA hash>::<token id>.<secret>: the id names the bootstrap-token Secret the join service created.
+        Matcher token = Pattern.compile("--token K10[0-9a-f]+::([a-z0-9]{6})\\.[a-z0-9]{16}\\b").matcher(agent);
+        assertTrue(token.find(), "k3s got no well-formed K10 token: " + agent + "; see " + nodeB.k3sRecord());
+        String secrets = kube.secrets();
+        assertTrue(secrets.contains("\"bootstrap-token-" + token.group(1) + "\"") && secrets.contains("bootstrap.kubernetes.io/token"),
+                "no bootstrap-token Secret for token id " + token.group(1) + " in the Kubernetes API double; see "
+                        + services.joinLog());
+        if (nodeB.withDisk) {
+            String uuid = nodeB.diskUuid();
+            assertTrue(kube.bindings().contains(uuid),
+                    "no disk binding for node B's disk " + uuid + "; see " + services.joinLog());
+        }
+        end("node B joins");
+    }
+
+    @Test
+    @Order(5)
+    @DisplayName("node C, with a pinned PCR extended, is refused in the handshake and retries with growing back-off")
+    void nodeCIsRefused() throws Exception {
+        begin();
+        Assumptions.assumeTrue(Files.exists(nodeC.log()), "node C was not started by the previous phase");
+        Waits.logMatches(JOIN_WAIT, "node C's third refused join round", nodeC.log(), "No join ticket in round 3;");
+        List<String> rounds = Waits.lines(nodeC.log(), ROUND);
+        assertBackingOff(rounds);
+        assertTrue(rounds.size() >= 3, "fewer than 3 join rounds; see " + nodeC.log());
+        List<String> refusals = Waits.lines(nodeC.log(), Pattern.compile("refused or unreachable: .*UNAVAILABLE"));
+        assertTrue(refusals.size() >= 3, "node C was not refused in the handshake 3 times; see " + nodeC.log());
+        assertFalse(Waits.lines(services.joinLog(), Pattern.compile("aTLS: rejected .*PCR " + SPOILED_PCR + " ")).isEmpty(),
+                "the join service did not log a rejection naming PCR " + SPOILED_PCR + "; see " + services.joinLog());
+        assertNoTicketFor(nodeC);
+        System.out.println("cluster test: node C " + rounds.stream()
+                .map(l -> l.replaceAll(".*(round \\d+); next round in", "$1 then")).toList());
+        end("node C refused (3 rounds)");
+    }
+
+    /**
+     * Full jitter: each logged wait is uniform below its ceiling (1 s doubling to 30 s), so it is the
+     * ceiling that must not shrink; and the next round must come no sooner than the logged wait.
+     */
+    private void assertBackingOff(List<String> rounds) {
+        long previousCeiling = 0;
+        long previousWait = 0;
+        LocalTime previousRound = null;
+        for (String line : rounds) {
+            LocalTime at = LocalTime.parse(line.substring(0, 12));
+            assertTrue(previousRound == null || sinceMillis(previousRound, at) >= previousWait,
+                    "a round came sooner than its logged wait: " + line + "; see " + nodeC.log());
+            Matcher m = ROUND.matcher(line);
+            assertTrue(m.find(), line);
+            int n = Integer.parseInt(m.group(1));
+            long ceiling = Math.min(30_000, 1000L << Math.min(n - 1, 30));
+            long wait = Long.parseLong(m.group(2));
+            assertTrue(wait < ceiling && ceiling >= previousCeiling,
+                    "round " + n + " waited " + wait + " ms, outside [0, " + ceiling + "); see " + nodeC.log());
+            previousRound = at;
+            previousCeiling = ceiling;
+            previousWait = wait;
+        }
+    }
+
+    /** Log times carry no date: a run across midnight wraps. */
+    private static long sinceMillis(LocalTime from, LocalTime to) {
+        long millis = Duration.between(from, to).toMillis();
+        return millis < 0 ? millis + Duration.ofDays(1).toMillis() : millis;
+    }
+
+    private void assertNoTicketFor(ClusterNode node) throws Exception {
+        assertTrue(Waits.lines(services.joinLog(), Pattern.compile("issued join ticket: node=" + node.name + "\\b")).isEmpty(),
+                "the join service issued a ticket to " + node.name + "; see " + services.joinLog());
+        assertEquals(1, count(kube.secrets(), "bootstrap.kubernetes.io/token"),
+                "expected node B's bootstrap token only; see " + services.joinLog());
+        if (node.withDisk) {
+            assertFalse(kube.bindings().contains(node.diskUuid()),
+                    node.name + "'s disk is bound; see " + services.joinLog());
+        }
+        assertFalse(Files.exists(node.k3sRecord()), node.name + " started k3s; see " + node.log());
+    }
+
+    private static int count(String text, String needle) {
+        int n = 0;
+        for (int i = text.indexOf(needle); i >= 0; i = text.indexOf(needle, i + 1)) {
+            n++;
+        }
+        return n;
+    }
+
+    private static String measurements(int... zeroPcrs) {
+        StringBuilder json = new StringBuilder("{\"variant\": \"qemu-vtpm\", \"measurements\": {");
+        for (int i = 0; i < zeroPcrs.length; i++) {
+            json.append(i == 0 ? "" : ", ").append('"').append(zeroPcrs[i]).append("\": {\"expected\": \"")
+                    .append(ZERO).append("\", \"warnOnly\": false}");
+        }
+        return json.append("}}\n").toString();
+    }
+
+    private Path ca() {
+        return dir.resolve("ca");
+    }
+
+    private Path ekCa() {
+        return ca().resolve("ca-cert.pem");
+    }
+
+    private Path masterSecret() {
+        return dir.resolve("mastersecret.json");
+    }
+
+    private void begin() {
+        phaseStart = System.nanoTime();
+    }
+
+    private void end(String phase) {
+        System.out.printf("cluster test: %-35s %6d ms%n", phase, (System.nanoTime() - phaseStart) / 1_000_000);
+    }
+
+    private static void inParallel(List<Callable<Void>> tasks) throws Exception {
+        ExecutorService pool = Executors.newFixedThreadPool(tasks.size());
+        try {
+            for (Future<Void> f : pool.invokeAll(tasks)) {
+                try {
+                    f.get();
+                } catch (java.util.concurrent.ExecutionException e) {
+                    throw e.getCause() instanceof Exception c ? c : e;
+                }
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    private static boolean onPath(String tool) {
+        for (String d : System.getenv().getOrDefault("PATH", "").split(":")) {
+            if (Files.isExecutable(Path.of(d, tool))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static String skip(String why) {
+        System.out.println("cluster test skipped: " + why);
+        return why;
+    }
+}

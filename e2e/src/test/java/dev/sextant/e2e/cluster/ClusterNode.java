@@ -1,0 +1,158 @@
+package dev.sextant.e2e.cluster;
+
+import java.io.IOException;
+import java.io.RandomAccessFile;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * One node as a set of processes on 127.0.0.1: its own swtpm (EK certificate from the shared local
+ * CA, AK provisioned), its own state directory with a LUKS2 image file when cryptsetup exists, a
+ * stand-in k3s that records its argv, an init-secret hash, and the bootstrapper JVM.
+ */
+final class ClusterNode {
+    static final Duration CLI_TIMEOUT = Duration.ofSeconds(60);
+    final String name;
+    final Path dir;
+    final int tpmPort = Waits.freePortPair();
+    final int ctrlPort = tpmPort + 1;
+    final int grpcPort = Waits.freePort();
+    final boolean withDisk;
+    private final Procs procs;
+    private final Repo repo;
+
+    ClusterNode(String name, Path clusterDir, Procs procs, Repo repo, boolean withDisk) throws IOException {
+        this.name = name;
+        this.dir = Files.createDirectories(clusterDir.resolve(name));
+        this.procs = procs;
+        this.repo = repo;
+        this.withDisk = withDisk;
+    }
+
+    /** Factory step: swtpm state whose EK certificate the CA in {@code ca} signed. */
+    void manufacture(Path ca) throws InterruptedException {
+        procs.ok(name + "-manufacture", CLI_TIMEOUT,
+                repo.sextant("tpm", "manufacture", "--ca", ca.toString(), "--dir", dir.resolve("tpm").toString()));
+    }
+
+    void startTpm() throws InterruptedException {
+        procs.start(name + "-swtpm", List.of("swtpm", "socket", "--tpm2", "--tpmstate", "dir=" + dir.resolve("tpm/state"),
+                "--server", "type=tcp,port=" + tpmPort + ",bindaddr=127.0.0.1",
+                "--ctrl", "type=tcp,port=" + ctrlPort + ",bindaddr=127.0.0.1",
+                "--flags", "not-need-init,startup-clear"), Map.of());
+        // Probe the control port: swtpm serves one data connection at a time, keep it for the node.
+        Waits.port(Duration.ofSeconds(15), name + "'s swtpm control port", procs.log(name + "-swtpm"), ctrlPort);
+    }
+
+    /** Derives the AK and stores its certificate, issued by the EK's CA. */
+    void provision(Path ca) throws InterruptedException {
+        procs.ok(name + "-provision", CLI_TIMEOUT,
+                repo.sextant("tpm", "provision", "--tpm", tpmAddress(), "--ca", ca.toString()));
+    }
+
+    /** Extends {@code pcr} through the test's own TPM connection, released when tpm2_pcrextend exits. */
+    void extendPcr(int pcr, byte[] digest) throws InterruptedException {
+        procs.ok(name + "-pcrextend", Duration.ofSeconds(20), List.of("tpm2_pcrextend",
+                "-T", "swtpm:host=127.0.0.1,port=" + tpmPort, pcr + ":sha256=" + HexFormat.of().formatHex(digest)));
+    }
+
+    String tpmAddress() {
+        return "swtpm:127.0.0.1:" + tpmPort;
+    }
+
+    String endpoint() {
+        return "127.0.0.1:" + grpcPort;
+    }
+
+    Path log() {
+        return procs.log(name + "-bootstrapper");
+    }
+
+    Path k3sRecord() {
+        return dir.resolve("k3s/argv.log");
+    }
+
+    Path initSecret() {
+        return dir.resolve("init-secret");
+    }
+
+    Path stateDisk() {
+        return dir.resolve("state.img");
+    }
+
+    /** Starts the bootstrapper; with {@code joinEndpoint} set it runs the join path too. */
+    void startBootstrapper(String joinEndpoint) throws IOException, InterruptedException {
+        writeInitSecret();
+        writeStandInK3s();
+        if (withDisk) {
+            try (RandomAccessFile blank = new RandomAccessFile(stateDisk().toFile(), "rw")) {
+                blank.setLength(32L << 20);
+            }
+        }
+        Map<String, String> env = new HashMap<>(Map.of("SEXTANT_TPM", tpmAddress(),
+                "SEXTANT_GRPC_PORT", Integer.toString(grpcPort), "SEXTANT_LOG_FILE", dir.resolve("node-boot.log").toString(),
+                "SEXTANT_INIT_SECRET_HASH", dir.resolve("init-secret.hash").toString(),
+                "SEXTANT_STATE_DISK", stateDisk().toString(), "SEXTANT_K3S", dir.resolve("k3s/k3s").toString(),
+                "SEXTANT_REBOOT_DELAY", "disabled"));
+        if (joinEndpoint != null) {
+            env.put("SEXTANT_JOIN_ENDPOINTS", joinEndpoint);
+        }
+        List<String> props = new ArrayList<>(List.of("-Dsextant.state-disk.key-file=" + dir.resolve("keys/state.key"),
+                "-Dsextant.state-disk.work-dir=" + dir.resolve("luks"),
+                "-Dsextant.state-disk.pbkdf-memory-kib=8192", "-Dsextant.state-disk.pbkdf-iterations=4",
+                "-Dsextant.k3s.config-file=" + dir.resolve("k3s/config.yaml"),
+                "-Dsextant.k3s.kubeconfig=" + dir.resolve("k3s/k3s.yaml"), "-Dsextant.k3s.join-settle=1s",
+                "-Dsextant.join.kubelet-pki-dir=" + dir.resolve("kubelet-pki"),
+                "-Dsextant.join.kubernetes-pki-dir=" + dir.resolve("k3s-pki"),
+                "-Dsextant.init.use-journalctl=false", "-Dsextant.init.node-name=" + name));
+        procs.start(name + "-bootstrapper",
+                repo.service("node-boot", "dev.sextant.nodeboot.Application", props), env);
+        Waits.logMatches(Duration.ofSeconds(45), name + "'s bootstrapper to serve gRPC", log(), "Serving gRPC");
+    }
+
+    /** The LUKS2 UUID of the state disk, which the join service binds to the node's AK. */
+    String diskUuid() throws InterruptedException {
+        return procs.ok(name + "-luksuuid", Duration.ofSeconds(20),
+                List.of("cryptsetup", "luksUUID", stateDisk().toString())).strip();
+    }
+
+    /** The init secret, and its salted hash as the image hands it to the node (InitSecretHash format). */
+    private void writeInitSecret() throws IOException {
+        SecureRandom random = new SecureRandom();
+        byte[] secret = new byte[32];
+        byte[] salt = new byte[16];
+        random.nextBytes(secret);
+        random.nextBytes(salt);
+        String secretText = HexFormat.of().formatHex(secret);
+        Files.writeString(initSecret(), secretText + "\n");
+        try {
+            MessageDigest sha = MessageDigest.getInstance("SHA-256");
+            sha.update(salt);
+            byte[] digest = sha.digest(secretText.getBytes(StandardCharsets.UTF_8));
+            Files.writeString(dir.resolve("init-secret.hash"),
+                    "sha256:" + HexFormat.of().formatHex(salt) + ":" + HexFormat.of().formatHex(digest) + "\n");
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** k3s stand-in: records its argv and writes a kubeconfig, as init-demo.sh's does. */
+    private void writeStandInK3s() throws IOException {
+        Path k3s = Files.createDirectories(dir.resolve("k3s")).resolve("k3s");
+        Files.writeString(k3s, "#!/bin/sh\nprintf '%s\\n' \"$*\" >> '" + k3sRecord() + "'\n"
+                + "printf 'apiVersion: v1\\nkind: Config\\nclusters:\\n- cluster: {server: \"https://127.0.0.1:6443\"}\\n' > '"
+                + dir.resolve("k3s/k3s.yaml") + "'\n");
+        Files.setPosixFilePermissions(k3s, PosixFilePermissions.fromString("rwx------"));
+    }
+}
