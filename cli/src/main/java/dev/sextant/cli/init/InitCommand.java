@@ -22,7 +22,6 @@ import picocli.CommandLine.Spec;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
@@ -99,11 +98,9 @@ public final class InitCommand implements Callable<Integer> {
     }
 
     private InitRequest request(MasterSecretFile master, byte[] secret) {
-        byte[] measurementSalt = new byte[32];
-        new SecureRandom().nextBytes(measurementSalt);
         return InitRequest.newBuilder().setInitSecret(ByteString.copyFrom(secret))
                 .setMasterSecret(ByteString.copyFrom(master.key())).setMasterSalt(ByteString.copyFrom(master.salt()))
-                .setMeasurementSalt(ByteString.copyFrom(measurementSalt)).setClusterName(clusterName)
+                .setMeasurementSalt(ByteString.copyFrom(master.measurementSalt())).setClusterName(clusterName)
                 .setKubernetes(KubernetesSettings.getDefaultInstance()).addAllApiServerCertSans(sans).build();
     }
 

@@ -8,10 +8,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.MessageDigest;
 import java.time.Duration;
 import java.time.LocalDateTime;
 import java.time.LocalTime;
 import java.time.format.DateTimeFormatter;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
@@ -47,6 +49,7 @@ class ClusterLoopbackTest {
 
     private Repo repo;
     private Path dir;
+    private byte[] clusterId = new byte[0];
     private Procs procs;
     private KubeApiDouble kube;
     private ControlPlaneServices services;
@@ -123,6 +126,7 @@ class ClusterLoopbackTest {
         assertTrue(id.find(), "no cluster ID in the init output; see " + procs.log("sextant-init"));
         assertTrue(Files.size(dir.resolve("admin.conf")) > 0, "no kubeconfig written; see " + procs.log("sextant-init"));
         System.out.println("cluster test: cluster ID " + id.group(1));
+        clusterId = HexFormat.of().parseHex(id.group(1));
 
         Procs.Result verify = procs.run("sextant-verify-a", Duration.ofSeconds(60), repo.sextant("verify",
                 "--endpoint", nodeA.endpoint(), "--measurements", dir.resolve("pcr15-zero.json").toString(),
@@ -153,7 +157,7 @@ class ClusterLoopbackTest {
 
     @Test
     @Order(4)
-    @DisplayName("node B, measured as the join service expects, joins: k3s agent with a K10 token, token Secret and disk binding")
+    @DisplayName("node B, measured as the join service expects, joins node A's cluster: k3s agent with a K10 token, token Secret, disk binding, PCR 15 marked with A's cluster ID")
     void nodeBJoins() throws Exception {
         begin();
         Assumptions.assumeTrue(Files.exists(services.joinLog()), "the join service was not started by the previous phase");
@@ -174,6 +178,7 @@ class ClusterLoopbackTest {
             assertTrue(kube.bindings().contains(uuid),
                     "no disk binding for node B's disk " + uuid + "; see " + services.joinLog());
         }
+        assertSameClusterAsNodeA(nodeB);
         end("node B joins");
     }
 
@@ -267,6 +272,23 @@ class ClusterLoopbackTest {
 
     private Path masterSecret() {
         return dir.resolve("mastersecret.json");
+    }
+
+    /**
+     * The node's PCR 15 is marked with node A's cluster ID (TPM2_PCR_Event: SHA-256(0^32 || SHA-256(ID))),
+     * i.e. the join service handed out the measurement secret and salt init used.
+     */
+    private void assertSameClusterAsNodeA(ClusterNode node) throws Exception {
+        MessageDigest sha = MessageDigest.getInstance("SHA-256");
+        byte[] event = sha.digest(clusterId);
+        sha.update(new byte[32]);
+        byte[] pcr15 = sha.digest(event);
+        Path sameCluster = dir.resolve("same-cluster.json");
+        Files.writeString(sameCluster, "{\"variant\": \"qemu-vtpm\", \"measurements\": {\"15\": {\"expected\": \""
+                + HexFormat.of().formatHex(pcr15) + "\", \"warnOnly\": false}}}");
+        Procs.Result verify = procs.run("sextant-verify-same-cluster", Duration.ofSeconds(60), repo.sextant("verify",
+                "--endpoint", node.endpoint(), "--measurements", sameCluster.toString(), "--ek-ca", ekCa().toString()));
+        assertEquals(0, verify.exit(), "the joined node's PCR 15 is not marked with node A's cluster ID; see " + verify.log());
     }
 
     private void begin() {

@@ -1,15 +1,14 @@
 package dev.sextant.e2e.cluster;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.SecureRandom;
 import java.time.Duration;
-import java.util.Base64;
 import java.util.List;
 import java.util.Map;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * The key service and the join service as `sextant init` would deploy them, but as plain processes
@@ -17,7 +16,6 @@ import java.util.regex.Pattern;
  * service gets the KMS, the Kubernetes API double, a cluster CA, signed measurements and the EK CA.
  */
 final class ControlPlaneServices {
-    private static final Pattern FIELD = Pattern.compile("\"(key|salt)\"\\s*:\\s*\"([A-Za-z0-9+/=]*)\"");
     private final Procs procs;
     private final Repo repo;
     private final Path dir;
@@ -42,12 +40,15 @@ final class ControlPlaneServices {
         return "127.0.0.1:" + joinPort;
     }
 
-    /** Splits the CLI's {"key","salt"} JSON into the raw files the KMS reads (its Secret mount). */
+    /**
+     * Splits the CLI's master secret JSON into the raw files the services read (as their Secret and
+     * ConfigMap mounts would hold them): key and salt for the KMS, measurementSalt for the join service.
+     */
     void startKms(Path masterSecretJson) throws IOException, InterruptedException {
-        Matcher m = FIELD.matcher(Files.readString(masterSecretJson));
-        while (m.find()) {
-            Files.write(dir.resolve(m.group(1).equals("key") ? "mastersecret" : "salt"), Base64.getDecoder().decode(m.group(2)));
-        }
+        JsonNode secret = new ObjectMapper().readTree(masterSecretJson.toFile());
+        Files.write(dir.resolve("mastersecret"), secret.get("key").binaryValue());
+        Files.write(dir.resolve("salt"), secret.get("salt").binaryValue());
+        Files.write(dir.resolve("measurementSalt"), secret.get("measurementSalt").binaryValue());
         procs.start("kms", repo.service("kms", "dev.sextant.kms.Application", List.of()), Map.of(
                 "SEXTANT_KMS_MASTER_SECRET_FILE", dir.resolve("mastersecret").toString(),
                 "SEXTANT_KMS_SALT_FILE", dir.resolve("salt").toString(),
@@ -56,8 +57,8 @@ final class ControlPlaneServices {
     }
 
     /**
-     * {@code measurements} must already be signed ({@code .sig} next to it). The measurement salt is
-     * fresh: `sextant init` keeps the one it sent to node A to itself (see the report).
+     * {@code measurements} must already be signed ({@code .sig} next to it); the measurement salt is
+     * the one init used ({@link #startKms} wrote it).
      */
     void startJoinApi(String kubeApi, Path measurements, Path measurementsKey, Path ekCa)
             throws IOException, InterruptedException {
@@ -65,9 +66,6 @@ final class ControlPlaneServices {
         procs.ok("cluster-ca", Duration.ofSeconds(30), List.of("openssl", "req", "-x509", "-newkey", "ec",
                 "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", dir.resolve("ca.key").toString(),
                 "-out", dir.resolve("ca.crt").toString(), "-subj", "/CN=sextant-e2e-cluster-ca", "-days", "30"));
-        byte[] salt = new byte[32];
-        new SecureRandom().nextBytes(salt);
-        Files.write(dir.resolve("measurementSalt"), salt);
         List<String> props = List.of("-Dsextant.join.kms.endpoint=127.0.0.1:" + kmsPort,
                 "-Dsextant.join.kubernetes.base-path=" + kubeApi,
                 "-Dsextant.join.api-server-endpoint=127.0.0.1:6443",
