@@ -28,7 +28,7 @@ SRC
 BOOKWORM=(swtpm swtpm-tools tpm2-tools openssl
           qemu-system-x86 ovmf pesign sbsigntool mtools dosfstools erofs-utils squashfs-tools
           cryptsetup bubblewrap kmod cpio python3-pefile zstd gdisk binutils
-          docker.io docker-registry skopeo umoci iproute2)
+          docker.io docker-registry skopeo umoci debootstrap iproute2)
 BACKPORTS=(mkosi systemd-boot systemd-boot-efi osslsigncode)
 
 missing() { for p in "$@"; do dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || echo "$p"; done; }

@@ -25,6 +25,12 @@ bash scripts/setup.sh
 stage "build and module tests"
 mvn -B -ntp install
 
+stage "container images"
+# The JRE base (Debian minbase + openjdk-17-jre-headless as a docker-archive tar, cached under out/),
+# then Jib → local docker-registry → docker pull/run of the KMS and join service images (~1 min).
+bash scripts/build-jre-base.sh "$root/out/jre-base"
+mvn -B -ntp -pl images verify -Dsextant.containers=true
+
 stage "node image"
 # The CLI drives mkosi, ships node-boot, and writes out/image/measurements.json; it prints its own
 # stage timings and whether the build was cold, cached (mkosi cache) or reused (inputs unchanged).
