@@ -4,15 +4,12 @@ import dev.sextant.tpm.command.TpmClient;
 import dev.sextant.tpm.provision.AkProvisioner;
 import dev.sextant.tpm.swtpm.LocalCa;
 import dev.sextant.tpm.swtpm.SwtpmManufacturer;
+import dev.sextant.tpm.swtpm.SwtpmServer;
 import dev.sextant.tpm.transport.TpmTarget;
 import java.io.IOException;
-import java.net.InetSocketAddress;
-import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.cert.X509Certificate;
-import java.time.Duration;
-import java.time.Instant;
 import java.util.List;
 
 /**
@@ -22,8 +19,6 @@ import java.util.List;
  * state afterwards), so the state directory is ready for {@link NodeConfig#withTpmState(Path)}.
  */
 public record FactoryTpm(LocalCa ca, Path stateDir, X509Certificate akCertificate) {
-    private static final Duration LISTEN_TIMEOUT = Duration.ofSeconds(10);
-
     /** Skip reasons for the swtpm tools this needs (empty when all are on PATH). */
     public static List<String> missingTools() {
         return List.of("swtpm_setup", "swtpm_localca").stream()
@@ -33,12 +28,12 @@ public record FactoryTpm(LocalCa ca, Path stateDir, X509Certificate akCertificat
     }
 
     /** Manufactures and provisions a TPM state under {@code dir} ({@code dir/ca}, {@code dir/state}). */
-    public static FactoryTpm manufacture(Path swtpm, Path dir) throws Exception {
+    public static FactoryTpm manufacture(Path dir) throws Exception {
         Path abs = Files.createDirectories(dir).toAbsolutePath().normalize();
         LocalCa ca = LocalCa.create(abs.resolve("ca"), "Sextant E2E EK CA");
         SwtpmManufacturer.manufacture(abs, ca);
         Path state = abs.resolve("state");
-        X509Certificate ak = provision(swtpm, state, ca, abs.resolve("provision.log"));
+        X509Certificate ak = provision(state, ca, abs.resolve("provision.log"));
         return new FactoryTpm(ca, state, ak);
     }
 
@@ -53,41 +48,12 @@ public record FactoryTpm(LocalCa ca, Path stateDir, X509Certificate akCertificat
         return target;
     }
 
-    private static X509Certificate provision(Path swtpm, Path state, LocalCa ca, Path log) throws Exception {
-        int port = FreePort.pick();
-        int ctrl = FreePort.pick();
-        Process process = new ProcessBuilder(swtpm.toString(), "socket", "--tpm2",
-                "--tpmstate", "dir=" + state + ",mode=0600",
-                "--server", "type=tcp,port=" + port + ",bindaddr=127.0.0.1",
-                "--ctrl", "type=tcp,port=" + ctrl + ",bindaddr=127.0.0.1",
-                "--flags", "not-need-init,startup-clear")
-                .redirectErrorStream(true).redirectOutput(log.toFile()).start();
-        try {
-            awaitListening(process, ctrl, log);
-            awaitListening(process, port, log);
-            try (TpmClient client = TpmClient.open(TpmTarget.parse("swtpm:127.0.0.1:" + port))) {
-                return new AkProvisioner(client, ca.certificate(), ca.key()).provision();
-            }
-        } finally {
-            // SIGTERM: swtpm has written its NV state on every change; nothing is lost by stopping.
-            ProcessStopper.stop(process, 5000);
-        }
-    }
-
-    // The probe connection is closed at once, handing swtpm's single data connection back.
-    private static void awaitListening(Process process, int port, Path log) throws IOException {
-        Instant deadline = Instant.now().plus(LISTEN_TIMEOUT);
-        while (true) {
-            try (Socket s = new Socket()) {
-                s.connect(new InetSocketAddress("127.0.0.1", port), 200);
-                return;
-            } catch (IOException notYet) {
-                if (!process.isAlive() || Instant.now().isAfter(deadline)) {
-                    throw new IOException("provisioning swtpm did not listen on 127.0.0.1:" + port
-                            + " within " + LISTEN_TIMEOUT + "; see " + log);
-                }
-                SwtpmProcess.sleep(20);
-            }
+    // swtpm serves one connection, and QEMU needs the state afterwards: provision over a short-lived
+    // loopback server, then stop it.
+    private static X509Certificate provision(Path state, LocalCa ca, Path log) throws Exception {
+        try (SwtpmServer server = SwtpmServer.start(state, log);
+             TpmClient client = TpmClient.open(TpmTarget.parse(server.target()))) {
+            return new AkProvisioner(client, ca.certificate(), ca.key()).provision();
         }
     }
 }

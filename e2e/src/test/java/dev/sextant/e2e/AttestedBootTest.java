@@ -74,7 +74,7 @@ class AttestedBootTest {
         assumeTrue(missing.isEmpty(), () -> "host tools missing: " + missing);
         tools = HostTools.locate().orElseThrow();
         work = Path.of("target", "nodes", "attested-" + ProcessHandle.current().pid()).toAbsolutePath();
-        tpm = FactoryTpm.manufacture(tools.swtpm(), work.resolve("factory"));
+        tpm = FactoryTpm.manufacture(work.resolve("factory"));
         prediction = new PcrPredictor().predictImage(image);
         verifier = new DocumentVerifier(new VerifierPolicy(prediction.measurements(),
                 AkTrust.ekCa(List.of(tpm.ca().certificate()))));

@@ -4,19 +4,16 @@ import dev.sextant.tpm.command.TpmClient;
 import dev.sextant.tpm.provision.AkProvisioner;
 import dev.sextant.tpm.swtpm.LocalCa;
 import dev.sextant.tpm.swtpm.SwtpmManufacturer;
+import dev.sextant.tpm.swtpm.SwtpmServer;
 import dev.sextant.tpm.provision.ProvisioningException;
 import dev.sextant.tpm.transport.SwtpmSocketTransport;
 import org.junit.jupiter.api.Assumptions;
 
 import java.io.IOException;
-import java.net.InetSocketAddress;
-import java.net.ServerSocket;
-import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Comparator;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 /**
@@ -26,13 +23,11 @@ import java.util.stream.Stream;
  * Closing kills the process and deletes the state.
  */
 public final class Swtpm implements AutoCloseable {
-    private static final String HOST = "127.0.0.1";
+    private static final String HOST = SwtpmServer.HOST;
 
     private final Path dir;
     private final LocalCa ca;
-    private Process process;
-    private int port;
-    private int ctrlPort;
+    private SwtpmServer server;
     private TpmClient client;
 
     private Swtpm(Path dir, LocalCa ca) {
@@ -82,65 +77,8 @@ public final class Swtpm implements AutoCloseable {
         }
     }
 
-    // A free port found here can be taken by someone else before swtpm binds it; then swtpm exits
-    // and a second try with new ports succeeds.
     private void launch() throws IOException, InterruptedException {
-        for (int attempt = 1; ; attempt++) {
-            try {
-                launchOnce();
-                return;
-            } catch (IOException e) {
-                stop();
-                if (attempt == 3) {
-                    throw e;
-                }
-            }
-        }
-    }
-
-    private void launchOnce() throws IOException, InterruptedException {
-        port = freePort();
-        ctrlPort = freePort();
-        Path log = dir.resolve("swtpm.log");
-        process = new ProcessBuilder("swtpm", "socket", "--tpm2",
-                "--tpmstate", "dir=" + dir.resolve("state").toAbsolutePath(),
-                "--server", "type=tcp,port=" + port + ",bindaddr=" + HOST,
-                "--ctrl", "type=tcp,port=" + ctrlPort + ",bindaddr=" + HOST,
-                "--flags", "not-need-init,startup-clear")
-                .redirectErrorStream(true).redirectOutput(log.toFile()).start();
-        waitUntilListening(log);
-    }
-
-    // swtpm opens its two ports one after the other; a probe connection is closed at once, which
-    // hands swtpm's single data connection slot back before the real client connects.
-    private void waitUntilListening(Path log) throws IOException, InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        for (int probe : new int[] {ctrlPort, port}) {
-            while (!listening(probe)) {
-                if (!process.isAlive()) {
-                    throw new IOException("swtpm exited with " + process.exitValue() + ": " + Files.readString(log));
-                }
-                if (System.nanoTime() > deadline) {
-                    throw new IOException("swtpm did not listen on " + HOST + ":" + probe + " within 10 s");
-                }
-                Thread.sleep(20);
-            }
-        }
-    }
-
-    private static boolean listening(int port) {
-        try (Socket s = new Socket()) {
-            s.connect(new InetSocketAddress(HOST, port), 200);
-            return true;
-        } catch (IOException notYet) {
-            return false;
-        }
-    }
-
-    private static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getByName(HOST))) {
-            return s.getLocalPort();
-        }
+        server = SwtpmServer.start(dir.resolve("state"), dir.resolve("swtpm.log"));
     }
 
     /** Stops swtpm (keeping its state) and starts it again on new ports: a "reboot" of the TPM. */
@@ -152,7 +90,7 @@ public final class Swtpm implements AutoCloseable {
     /** The shared client of this swtpm, opened on first use and closed by {@link #restart()}/{@link #close()}. */
     public synchronized TpmClient client() throws IOException {
         if (client == null) {
-            client = new TpmClient(new SwtpmSocketTransport(HOST, port));
+            client = new TpmClient(new SwtpmSocketTransport(HOST, server.port()));
         }
         return client;
     }
@@ -170,12 +108,12 @@ public final class Swtpm implements AutoCloseable {
 
     public String host() { return HOST; }
 
-    public int port() { return port; }
+    public int port() { return server.port(); }
 
-    public int ctrlPort() { return ctrlPort; }
+    public int ctrlPort() { return server.ctrlPort(); }
 
     /** The CLI's {@code --tpm} argument for this TPM. */
-    public String tpmArg() { return "swtpm:" + HOST + ":" + port; }
+    public String tpmArg() { return server.target(); }
 
     public LocalCa ca() { return ca; }
 
@@ -186,12 +124,9 @@ public final class Swtpm implements AutoCloseable {
             client.close();
             client = null;
         }
-        if (process != null) {
-            process.destroy();
-            if (!process.waitFor(5, TimeUnit.SECONDS)) {
-                process.destroyForcibly().waitFor();
-            }
-            process = null;
+        if (server != null) {
+            server.close();
+            server = null;
         }
     }
 
