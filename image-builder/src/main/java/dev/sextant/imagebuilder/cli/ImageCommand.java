@@ -3,7 +3,7 @@ package dev.sextant.imagebuilder.cli;
 import dev.sextant.imagebuilder.predict.PcrPredictor;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.Option;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
@@ -20,17 +20,14 @@ public final class ImageCommand implements Callable<Integer> {
     @Parameters(index = "0", paramLabel = "IMAGE.raw", description = "raw disk image (GPT, FAT ESP)")
     Path image;
 
-    @Option(names = "--events", description = "also print the predicted events to stderr")
-    boolean events;
-
-    @Option(names = "--measurements", description = "print the measurements policy JSON (PCR 4, 9, 11, 12, 13, 15) instead")
-    boolean measurements;
+    @Mixin
+    PredictionOutput output;
 
     public ImageCommand() {
     }
 
     @Override
     public Integer call() {
-        return Failures.run(spec, image, () -> UkiCommand.print(spec, new PcrPredictor().predictImage(image), events, measurements));
+        return Failures.run(spec, image, () -> output.print(new PcrPredictor().predictImage(image)));
     }
 }

@@ -2,17 +2,13 @@ package dev.sextant.imagebuilder.cli;
 
 import dev.sextant.imagebuilder.io.FileSource;
 import dev.sextant.imagebuilder.predict.PcrPredictor;
-import dev.sextant.imagebuilder.predict.Prediction;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.Option;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.util.SortedMap;
-import java.util.TreeMap;
 import java.util.concurrent.Callable;
 
 /** {@code measure uki FILE.efi}: predicted PCR 4, 9 and 11 as {@code {"4":"<hex>",...}}. */
@@ -25,11 +21,8 @@ public final class UkiCommand implements Callable<Integer> {
     @Parameters(index = "0", paramLabel = "FILE.efi", description = "unified kernel image")
     Path file;
 
-    @Option(names = "--events", description = "also print the predicted events to stderr")
-    boolean events;
-
-    @Option(names = "--measurements", description = "print the measurements policy JSON (PCR 4, 9, 11, 12, 13, 15) instead")
-    boolean measurements;
+    @Mixin
+    PredictionOutput output;
 
     public UkiCommand() {
     }
@@ -38,24 +31,8 @@ public final class UkiCommand implements Callable<Integer> {
     public Integer call() {
         return Failures.run(spec, file, () -> {
             try (FileSource src = FileSource.open(file)) {
-                print(spec, new PcrPredictor().predict(src), events, measurements);
+                output.print(new PcrPredictor().predict(src));
             }
         });
-    }
-
-    static void print(CommandSpec spec, Prediction p, boolean events, boolean measurements) {
-        if (events) {
-            spec.commandLine().getErr().println("systemd-stub " + p.stub().full());
-            p.events().forEach(e -> spec.commandLine().getErr().println(e));
-        }
-        if (measurements) {
-            spec.commandLine().getOut().println(new String(p.measurements().toJson(), StandardCharsets.UTF_8));
-            return;
-        }
-        SortedMap<Integer, byte[]> shown = new TreeMap<>();
-        for (int pcr : new int[] {4, 9, 11}) {
-            shown.put(pcr, p.pcr(pcr));
-        }
-        spec.commandLine().getOut().println(PcrMapJson.write(shown));
     }
 }
