@@ -68,9 +68,7 @@ class QuoteExportTest {
     @DisplayName("tpm2_checkquote rejects the quote when one byte of the signed message is flipped")
     void flippedMessage(@TempDir Path dir) throws Exception {
         QuoteExport.Exported e = QuoteExport.write(doc, dir);
-        byte[] msg = Files.readAllBytes(e.message());
-        msg[msg.length - 1] ^= 1;
-        Files.write(e.message(), msg);
+        flipByte(e.message(), 1);
         assertNotEquals(0, checkquote(e, dir));
     }
 
@@ -78,9 +76,7 @@ class QuoteExportTest {
     @DisplayName("tpm2_checkquote rejects the quote when one PCR value differs from the quoted digest")
     void flippedPcr(@TempDir Path dir) throws Exception {
         QuoteExport.Exported e = QuoteExport.write(doc, dir);
-        byte[] pcrs = Files.readAllBytes(e.pcrs());
-        pcrs[pcrs.length - 100] ^= 1;
-        Files.write(e.pcrs(), pcrs);
+        flipByte(e.pcrs(), 100);
         assertNotEquals(0, checkquote(e, dir));
     }
 
@@ -99,5 +95,12 @@ class QuoteExportTest {
         } catch (Exception ex) {
             return ex.toString();
         }
+    }
+
+    /** Flips the low bit of the byte {@code fromEnd} bytes before the end of {@code file}. */
+    private static void flipByte(Path file, int fromEnd) throws java.io.IOException {
+        byte[] bytes = Files.readAllBytes(file);
+        bytes[bytes.length - fromEnd] ^= 1;
+        Files.write(file, bytes);
     }
 }
