@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import dev.sextant.attestation.issue.Attester;
 import dev.sextant.atls.AtlsContexts;
 import dev.sextant.joinapi.binding.BindingStore;
+import dev.sextant.joinapi.binding.KubernetesBindingStore;
 import dev.sextant.proto.v1.IssueJoinTicketResponse;
 import dev.sextant.proto.v1.JoinServiceGrpc;
 import io.grpc.ManagedChannel;
@@ -69,7 +70,7 @@ class AtlsJoinTest implements TestPropertyProvider {
         IssueJoinTicketResponse t = call(nodes.good, s -> s.issueJoinTicket(JoinTicketTest.request(uuid, "atls-1")));
         assertArrayEquals(FakeKeyService.keyFor(uuid), t.getStateDiskKey().toByteArray());
         assertArrayEquals(nodes.good.akName(),
-                new BindingStore(cluster.kube.client(), "kube-system").owner(BindingStore.Kind.DISK, uuid).orElseThrow());
+                new KubernetesBindingStore(cluster.kube.client(), "kube-system").owner(BindingStore.Kind.DISK, uuid).orElseThrow());
         StatusRuntimeException other = assertThrows(StatusRuntimeException.class,
                 () -> call(nodes.goodToo, s -> s.issueJoinTicket(JoinTicketTest.request(uuid, "atls-2"))));
         assertEquals(Status.Code.PERMISSION_DENIED, other.getStatus().getCode());

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.google.protobuf.ByteString;
 import dev.sextant.joinapi.binding.BindingStore;
+import dev.sextant.joinapi.binding.KubernetesBindingStore;
 import dev.sextant.proto.v1.ControlPlaneFile;
 import dev.sextant.proto.v1.IssueJoinTicketRequest;
 import dev.sextant.proto.v1.IssueJoinTicketResponse;
@@ -154,7 +155,7 @@ class JoinTicketTest implements TestPropertyProvider {
     void bindingSurvivesRestart() throws Exception {
         String uuid = newUuid();
         join("machine-f", uuid, "worker-f");
-        BindingStore restarted = new BindingStore(cluster.kube.client(), "kube-system");
+        BindingStore restarted = new KubernetesBindingStore(cluster.kube.client(), "kube-system");
         assertArrayEquals(TestCaller.ak("machine-f"), restarted.owner(BindingStore.Kind.DISK, uuid).orElseThrow());
         assertTrue(cluster.kube.bindings().stream().anyMatch(b -> b.getMetadata().getName().equals("sextant-disk-" + uuid)));
     }

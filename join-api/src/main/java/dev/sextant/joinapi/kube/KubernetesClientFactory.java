@@ -4,6 +4,7 @@ import io.kubernetes.client.openapi.ApiClient;
 import io.kubernetes.client.openapi.apis.CoreV1Api;
 import io.kubernetes.client.util.ClientBuilder;
 import io.micronaut.context.annotation.Factory;
+import io.micronaut.context.annotation.Requires;
 import io.micronaut.context.annotation.Value;
 import jakarta.inject.Singleton;
 import java.io.IOException;
@@ -18,6 +19,7 @@ import java.util.Optional;
  * joining node (which retries), not a stuck call.
  */
 @Factory
+@Requires(property = "sextant.join.kubernetes.enabled", notEquals = "false")
 class KubernetesClientFactory {
 
     @Singleton

@@ -20,6 +20,7 @@ import dev.sextant.proto.v1.IssueRejoinTicketRequest;
 import dev.sextant.proto.v1.IssueRejoinTicketResponse;
 import jakarta.inject.Singleton;
 import java.util.List;
+import java.util.Optional;
 import org.bouncycastle.pkcs.PKCS10CertificationRequest;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -65,22 +66,21 @@ public class TicketIssuer {
         claim(uuid, nodeName, akName);
         String kubeletCert = signer.sign(csr);
         List<ControlPlaneFile> files = request.getControlPlane() ? controlPlane.files() : List.of();
-        BootstrapToken token = tokens.create();
+        Optional<BootstrapToken> token = tokens.create();
         LOG.info("issued join ticket: node={} disk={} token={} controlPlane={}",
-                nodeName, uuid, token.id(), request.getControlPlane());
+                nodeName, uuid, token.map(BootstrapToken::id).orElse("none (no Kubernetes)"), request.getControlPlane());
 
-        return IssueJoinTicketResponse.newBuilder()
+        IssueJoinTicketResponse.Builder ticket = IssueJoinTicketResponse.newBuilder()
                 .setStateDiskKey(UnsafeByteOperations.unsafeWrap(diskKey))
                 .setMeasurementSalt(ByteString.copyFrom(cluster.measurementSalt()))
                 .setMeasurementSecret(UnsafeByteOperations.unsafeWrap(measurementSecret))
                 .setKubeletCertificate(ByteString.copyFromUtf8(kubeletCert))
                 .setApiServerEndpoint(cluster.apiServerEndpoint())
-                .setBootstrapToken(token.value())
                 .setCaCertHash(CaHashes.caCertHash(ca.serverCa()))
-                .setK3SToken(CaHashes.k3sToken(ca.serverCaFile(), token))
                 .addAllControlPlaneFiles(files)
-                .setKubernetesVersion(cluster.kubernetesVersion())
-                .build();
+                .setKubernetesVersion(cluster.kubernetesVersion());
+        token.ifPresent(t -> ticket.setBootstrapToken(t.value()).setK3SToken(CaHashes.k3sToken(ca.serverCaFile(), t)));
+        return ticket.build();
     }
 
     public IssueRejoinTicketResponse rejoin(IssueRejoinTicketRequest request, byte[] akName) throws Refusal {
