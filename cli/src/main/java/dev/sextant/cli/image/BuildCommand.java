@@ -23,7 +23,7 @@ import java.util.concurrent.Callable;
 import java.util.stream.Stream;
 
 @Command(name = "build", mixinStandardHelpOptions = true,
-        description = {"Build the node image with mkosi (UKI, erofs root under dm-verity) shipping node-boot,",
+        description = {"Build the node image with mkosi (UKI, erofs root under dm-verity) shipping the node software,",
                 "then write DIR/measurements.json with the PCRs predicted from the image",
                 "(and DIR/measurements.json.sig with --signing-key)."})
 public final class BuildCommand implements Callable<Integer> {
@@ -45,6 +45,9 @@ public final class BuildCommand implements Callable<Integer> {
     @Option(names = "--node-main", paramLabel = "CLASS", description = "main class of --node-lib (default: ${DEFAULT-VALUE})")
     String nodeMain = NodeSoftware.NODE_BOOT_MAIN;
 
+    @Option(names = "--k3s", paramLabel = "FILE", description = "ship this k3s binary as /usr/local/bin/k3s (without it nodes report \"Kubernetes: not installed\")")
+    Path k3s;
+
     @Option(names = "--force", description = "rebuild even when the inputs did not change")
     boolean force;
 
@@ -56,7 +59,7 @@ public final class BuildCommand implements Callable<Integer> {
         PrintWriter stdout = spec.commandLine().getOut();
         Path root = repoRoot();
         BuildRequest request = BuildRequest.forRepo(root, out, Optional.of(nodeSoftware(root, stdout)))
-                .withMkosiArgs(mkosiArgs, force);
+                .withMkosiArgs(mkosiArgs, force).withK3s(Optional.ofNullable(k3s));
         // -ff makes mkosi drop its cache first: as cold as an empty cache directory.
         boolean coldCache = isEmpty(request.cacheDir()) || mkosiArgs.contains("-ff");
         BuildResult result = new ImageBuilder(line -> { stdout.println(line); stdout.flush(); }).build(request);

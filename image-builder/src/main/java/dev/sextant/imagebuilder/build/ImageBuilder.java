@@ -47,9 +47,11 @@ public final class ImageBuilder {
         Path pkgmngr = request.workDir().resolve("pkgmngr");
         Path node = request.workDir().resolve("node");
         AptSources.writeTree(pkgmngr, AptSources.forHost(deb822, oneLine));
-        int jars = NodeTree.stage(node, request.node());
+        int jars = NodeTree.stage(node, request.node(), request.k3s());
         log.accept(jars == 0 ? "no node software: /opt/sextant stays empty and sextant-node.service idle"
-                : "staged " + jars + " jars into /opt/sextant/lib, launcher runs " + request.node().orElseThrow().mainClass());
+                : "staged " + jars + " jars into /opt/sextant/lib for " + request.node().orElseThrow().describe());
+        log.accept(request.k3s().map(k -> "k3s from " + k + " as /usr/local/bin/k3s")
+                .orElse("no k3s binary: nodes will report \"Kubernetes: not installed\""));
         MkosiCommand mkosi = new MkosiCommand(request, pkgmngr, node);
         String digest = InputDigest.of(List.of(request.mkosiDir(), pkgmngr, node), mkosi.arguments());
         t = lap(stages, "stage inputs", t);

@@ -9,11 +9,20 @@ import java.util.function.Consumer;
 import java.util.stream.Stream;
 
 /**
- * The node-boot jars of a source tree: {@code node-boot/target/sextant-node-boot-*.jar} plus its
- * runtime dependencies in {@code node-boot/target/lib}, built with Maven when they are missing.
+ * The node software of a source tree, as built by Maven: the bootstrapper (node-boot) and the KMS
+ * and join service a control plane runs itself when it has no Kubernetes to run them in. Each is
+ * {@code <module>/target/sextant-<module>-*.jar} plus its runtime dependencies in
+ * {@code <module>/target/lib}; missing ones are built first.
  */
 public final class NodeBootJars {
-    static final List<String> MVN_BUILD = List.of("mvn", "-B", "-q", "-DskipTests", "-pl", "node-boot", "-am", "package");
+    record Module(String dir, String launcher, String mainClass) {
+    }
+
+    static final List<Module> MODULES = List.of(
+            new Module("node-boot", "sextant-node", NodeSoftware.NODE_BOOT_MAIN),
+            new Module("kms", "sextant-kms", "dev.sextant.kms.Application"),
+            new Module("join-api", "sextant-join", "dev.sextant.joinapi.Application"));
+    static final List<String> MVN_BUILD = List.of("mvn", "-B", "-q", "-DskipTests", "-pl", "node-boot,kms,join-api", "-am", "package");
 
     private final Path repo;
 
@@ -21,28 +30,53 @@ public final class NodeBootJars {
         this.repo = repo.toAbsolutePath().normalize();
     }
 
-    /** The jars, building node-boot first when they are absent (its Maven output is streamed). */
+    /** The programs, building them first when some are absent (Maven's output is streamed). */
     public NodeSoftware locateOrBuild(Consumer<String> log) throws BuildException {
-        List<Path> jars = locate();
-        if (jars.isEmpty()) {
-            log.accept("node-boot is not built; running: " + String.join(" ", MVN_BUILD));
+        if (!allBuilt()) {
+            log.accept("the node software is not built; running: " + String.join(" ", MVN_BUILD));
             StreamedProcess.run(MVN_BUILD, repo, "mvn| ", log);
-            jars = locate();
+        }
+        List<NodeSoftware.Program> programs = new ArrayList<>();
+        for (Module module : MODULES) {
+            List<Path> jars = jars(module);
             if (jars.isEmpty()) {
-                throw new BuildException("node-boot/target holds no sextant-node-boot jar after '"
+                throw new BuildException(module.dir() + "/target holds no sextant-" + module.dir() + " jar after '"
                         + String.join(" ", MVN_BUILD) + "' in " + repo);
             }
+            if (olderThanSources(module, jars.get(0))) {
+                log.accept("WARNING: " + jars.get(0).getFileName() + " is older than " + module.dir() + "/src/main; the image"
+                        + " ships it as built. To ship the current sources run: " + String.join(" ", MVN_BUILD));
+            }
+            programs.add(new NodeSoftware.Program(module.launcher(), module.mainClass(), jars));
         }
-        if (olderThanSources(jars.get(0))) {
-            log.accept("WARNING: " + jars.get(0).getFileName() + " is older than node-boot/src/main; the image ships it"
-                    + " as built. To ship the current sources run: " + String.join(" ", MVN_BUILD));
+        return new NodeSoftware(programs);
+    }
+
+    private boolean allBuilt() throws BuildException {
+        for (Module module : MODULES) {
+            if (jars(module).isEmpty()) {
+                return false;
+            }
         }
-        return new NodeSoftware(jars, NodeSoftware.NODE_BOOT_MAIN);
+        return true;
+    }
+
+    /** The module's main jar first, then target/lib sorted; empty when the module is not built. */
+    private List<Path> jars(Module module) throws BuildException {
+        Path target = repo.resolve(module.dir()).resolve("target");
+        Path lib = target.resolve("lib");
+        List<Path> main = jarsIn(target, "sextant-" + module.dir() + "-");
+        if (main.isEmpty() || !Files.isDirectory(lib)) {
+            return List.of();
+        }
+        List<Path> jars = new ArrayList<>(main);
+        jars.addAll(jarsIn(lib, ""));
+        return jars;
     }
 
     // Warn rather than rebuild: rebuilding a module someone is editing is not this command's call.
-    private boolean olderThanSources(Path mainJar) throws BuildException {
-        Path sources = repo.resolve("node-boot/src/main");
+    private boolean olderThanSources(Module module, Path mainJar) throws BuildException {
+        Path sources = repo.resolve(module.dir()).resolve("src/main");
         if (!Files.isDirectory(sources)) {
             return false;
         }
@@ -58,19 +92,6 @@ public final class NodeBootJars {
         } catch (IOException e) {
             throw new BuildException("cannot read " + sources + ": " + e.getMessage(), e);
         }
-    }
-
-    /** The main jar first, then node-boot/target/lib/*.jar sorted; empty when node-boot is not built. */
-    public List<Path> locate() throws BuildException {
-        Path target = repo.resolve("node-boot/target");
-        Path lib = target.resolve("lib");
-        List<Path> main = jarsIn(target, "sextant-node-boot-");
-        if (main.isEmpty() || !Files.isDirectory(lib)) {
-            return List.of();
-        }
-        List<Path> jars = new ArrayList<>(main);
-        jars.addAll(jarsIn(lib, ""));
-        return jars;
     }
 
     private static List<Path> jarsIn(Path dir, String prefix) throws BuildException {

@@ -12,39 +12,43 @@ import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-@DisplayName("The node-boot jars of a source tree")
+@DisplayName("The node software of a source tree")
 class NodeBootJarsTest {
     @TempDir
     Path repo;
 
-    @Test
-    @DisplayName("are the node-boot jar first, then its dependencies from target/lib, without sources or test jars")
-    void mainJarThenLib() throws Exception {
-        Path target = Files.createDirectories(repo.resolve("node-boot/target/lib"));
-        Files.writeString(repo.resolve("node-boot/target/sextant-node-boot-0.1.0-SNAPSHOT.jar"), "main");
-        Files.writeString(repo.resolve("node-boot/target/sextant-node-boot-0.1.0-SNAPSHOT-sources.jar"), "src");
-        Files.writeString(target.resolve("b.jar"), "b");
-        Files.writeString(target.resolve("a.jar"), "a");
-        List<String> names = new NodeBootJars(repo).locate().stream().map(p -> p.getFileName().toString()).toList();
-        assertEquals(List.of("sextant-node-boot-0.1.0-SNAPSHOT.jar", "a.jar", "b.jar"), names);
+    private Path built(String module) throws Exception {
+        Path lib = Files.createDirectories(repo.resolve(module + "/target/lib"));
+        Files.writeString(lib.resolve("b.jar"), "b");
+        Files.writeString(lib.resolve("a.jar"), "a");
+        Files.writeString(repo.resolve(module + "/target/sextant-" + module + "-0.1.0-SNAPSHOT-sources.jar"), "src");
+        return Files.writeString(repo.resolve(module + "/target/sextant-" + module + "-0.1.0-SNAPSHOT.jar"), "main");
     }
 
     @Test
-    @DisplayName("are absent while node-boot is not built, which makes the command build it")
-    void absentWhenNotBuilt() throws Exception {
-        assertEquals(List.of(), new NodeBootJars(repo).locate());
+    @DisplayName("is the bootstrapper, the KMS and the join service, each its main jar first, then its target/lib, without sources or test jars")
+    void threeProgramsMainJarThenLib() throws Exception {
+        built("node-boot");
+        built("kms");
+        built("join-api");
+        NodeSoftware software = new NodeBootJars(repo).locateOrBuild(line -> { });
+        assertEquals(List.of("sextant-node", "sextant-kms", "sextant-join"),
+                software.programs().stream().map(NodeSoftware.Program::launcher).toList());
+        assertEquals(NodeSoftware.NODE_BOOT_MAIN, software.programs().get(0).mainClass());
+        assertEquals(List.of("sextant-node-boot-0.1.0-SNAPSHOT.jar", "a.jar", "b.jar"),
+                software.programs().get(0).jars().stream().map(p -> p.getFileName().toString()).toList());
     }
 
     @Test
-    @DisplayName("come with a warning naming the mvn command when node-boot's sources are newer than its jar")
+    @DisplayName("comes with a warning naming the mvn command when a module's sources are newer than its jar")
     void warnsWhenStale() throws Exception {
-        Files.createDirectories(repo.resolve("node-boot/target/lib"));
-        Path jar = Files.writeString(repo.resolve("node-boot/target/sextant-node-boot-0.1.0-SNAPSHOT.jar"), "main");
-        Files.setLastModifiedTime(jar, FileTime.fromMillis(1000));
-        Files.writeString(Files.createDirectories(repo.resolve("node-boot/src/main")).resolve("A.java"), "class A {}");
+        built("node-boot");
+        built("join-api");
+        Files.setLastModifiedTime(built("kms"), FileTime.fromMillis(1000));
+        Files.writeString(Files.createDirectories(repo.resolve("kms/src/main")).resolve("A.java"), "class A {}");
         List<String> log = new ArrayList<>();
-        NodeSoftware node = new NodeBootJars(repo).locateOrBuild(log::add);
-        assertEquals(NodeSoftware.NODE_BOOT_MAIN, node.mainClass());
-        assertTrue(log.stream().anyMatch(l -> l.startsWith("WARNING") && l.contains("mvn -B -q -DskipTests -pl node-boot")), log.toString());
+        new NodeBootJars(repo).locateOrBuild(log::add);
+        assertTrue(log.stream().anyMatch(l -> l.startsWith("WARNING: sextant-kms") && l.contains("mvn -B -q -DskipTests -pl node-boot,kms,join-api")),
+                log.toString());
     }
 }
