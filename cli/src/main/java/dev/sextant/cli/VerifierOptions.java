@@ -16,6 +16,8 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.cert.CertificateException;
+import com.google.protobuf.ByteString;
+import dev.sextant.proto.v1.SignedMeasurements;
 
 /** What every verifying command needs: the expected measurements and how the AK is trusted. */
 public final class VerifierOptions {
@@ -53,6 +55,30 @@ public final class VerifierOptions {
         return new DocumentVerifier(new VerifierPolicy(loadMeasurements(), trust()));
     }
 
+    /**
+     * The measurements as this command verifies them, for the cluster's join service to enforce:
+     * with their signature ({@code <file>.sig}) and key when {@code --measurements-key} was given.
+     */
+    public SignedMeasurements signedMeasurements() throws IOException {
+        SignedMeasurements.Builder signed = SignedMeasurements.newBuilder()
+                .setJson(ByteString.copyFrom(Files.readAllBytes(measurements)));
+        if (measurementsKey != null) {
+            signed.setSignature(ByteString.copyFrom(Files.readAllBytes(MeasurementsFile.signatureFile(measurements))))
+                    .setPublicKeyPem(Files.readString(measurementsKey));
+        }
+        return signed.build();
+    }
+
+    /** The EK CA bundle (PEM) AKs must chain to; empty when any AK is trusted. */
+    public String ekCaPem() throws IOException {
+        Path ekCa = ekCaFile();
+        return ekCa == null ? "" : Files.readString(ekCa);
+    }
+
+    private Path ekCaFile() {
+        return akTrust != null ? akTrust.ekCa : defaultEkCa();
+    }
+
     private Measurements loadMeasurements() throws IOException, MeasurementsException {
         if (measurementsKey != null) {
             return MeasurementsFile.verify(measurements, Files.readString(measurementsKey));
@@ -61,7 +87,7 @@ public final class VerifierOptions {
     }
 
     private AkTrust trust() throws IOException, CertificateException {
-        Path ekCa = akTrust != null ? akTrust.ekCa : defaultEkCa();
+        Path ekCa = ekCaFile();
         if (akTrust != null && akTrust.insecureTrustAnyAk) {
             return AkTrust.insecureTrustAnyAk();
         }

@@ -19,6 +19,7 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
+import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -97,8 +98,10 @@ public final class InitCommand implements Callable<Integer> {
         return stream.finish(kubeconfigOut, journalOut);
     }
 
-    private InitRequest request(MasterSecretFile master, byte[] secret) {
+    /** The join service will enforce the measurements and EK CA this command verifies the node with. */
+    private InitRequest request(MasterSecretFile master, byte[] secret) throws IOException {
         return InitRequest.newBuilder().setInitSecret(ByteString.copyFrom(secret))
+                .setJoinMeasurements(verifierOptions.signedMeasurements()).setEkCaPem(verifierOptions.ekCaPem())
                 .setMasterSecret(ByteString.copyFrom(master.key())).setMasterSalt(ByteString.copyFrom(master.salt()))
                 .setMeasurementSalt(ByteString.copyFrom(master.measurementSalt())).setClusterName(clusterName)
                 .setKubernetes(KubernetesSettings.getDefaultInstance()).addAllApiServerCertSans(sans).build();

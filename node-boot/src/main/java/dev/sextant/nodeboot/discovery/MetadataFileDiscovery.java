@@ -8,8 +8,8 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * A metadata file with one HOST:PORT per line ('#' starts a comment), as a hypervisor or `mini up`
- * writes it. A missing file means "no endpoints yet", not an error: it may appear later.
+ * A metadata file with HOST:PORT entries, one per line or comma-separated ('#' starts a comment),
+ * as a hypervisor writes it or `mini up` passes it as a systemd credential. A missing file means "no endpoints yet", not an error: it may appear later.
  */
 public record MetadataFileDiscovery(Path file) implements ControlPlaneDiscovery {
     @Override
@@ -22,8 +22,11 @@ public record MetadataFileDiscovery(Path file) implements ControlPlaneDiscovery 
         }
         List<Endpoint> endpoints = new ArrayList<>();
         for (String line : lines) {
-            String entry = line.replaceFirst("#.*", "").strip();
-            if (!entry.isEmpty()) {
+            for (String entry : line.replaceFirst("#.*", "").split(",")) {
+                entry = entry.strip();
+                if (entry.isEmpty()) {
+                    continue;
+                }
                 try {
                     endpoints.add(Endpoint.parse(entry));
                 } catch (IllegalArgumentException e) {

@@ -8,7 +8,7 @@ import java.util.Comparator;
 import java.util.stream.Stream;
 
 /** Key material on disk only in 0700 directories and 0600 files, overwritten before deletion. */
-final class SecretFiles {
+public final class SecretFiles {
     private SecretFiles() {}
 
     static Path privateDirectory(Path parent) throws IOException {
@@ -17,7 +17,7 @@ final class SecretFiles {
                 PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
     }
 
-    static Path write(Path file, byte[] secret) throws IOException {
+    public static Path write(Path file, byte[] secret) throws IOException {
         Files.createFile(file, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
         Files.write(file, secret);
         return file;

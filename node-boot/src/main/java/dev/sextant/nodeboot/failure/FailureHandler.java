@@ -39,6 +39,8 @@ public final class FailureHandler {
             return;
         }
         Optional<Duration> delay = settings.delay();
+        // The machine-readable form for `sextant mini` and the boot tests (see BootstrapStatus).
+        System.out.println("SEXTANT-STATUS failed reason=" + reason.replaceAll("\\s+", " "));
         console("sextant bootstrapper: non-recoverable error after the node lock: " + reason
                 + delay.map(d -> "; rebooting in " + d.toSeconds() + " s").orElse("; reboot disabled"));
         try {

@@ -3,6 +3,7 @@ package dev.sextant.nodeboot.initserver;
 import com.google.protobuf.ByteString;
 import dev.sextant.proto.v1.InitFailure;
 import dev.sextant.proto.v1.InitProgress;
+import dev.sextant.nodeboot.lifecycle.BootstrapStatus;
 import dev.sextant.proto.v1.InitRequest;
 import dev.sextant.proto.v1.InitResponse;
 import dev.sextant.proto.v1.InitServiceGrpc;
@@ -27,9 +28,11 @@ public final class InitEndpoint extends InitServiceGrpc.InitServiceImplBase {
     private final InitSettings settings;
     private final InitFlow flow;
     private final JournalSource journal;
+    private final BootstrapStatus status;
 
-    public InitEndpoint(InitSettings settings, InitFlow flow, JournalSource journal) {
+    public InitEndpoint(InitSettings settings, InitFlow flow, JournalSource journal, BootstrapStatus status) {
         this.settings = settings;
+        this.status = status;
         this.flow = flow;
         this.journal = journal;
     }
@@ -55,11 +58,12 @@ public final class InitEndpoint extends InitServiceGrpc.InitServiceImplBase {
             return;
         }
         try {
-            var success = flow.run(request, (step, detail) -> response.onNext(InitResponse.newBuilder()
+            InitFlow.Outcome outcome = flow.run(request, (step, detail) -> response.onNext(InitResponse.newBuilder()
                     .setProgress(InitProgress.newBuilder().setStep(step).setDetail(detail)).build()));
-            response.onNext(InitResponse.newBuilder().setSuccess(success).build());
+            response.onNext(InitResponse.newBuilder().setSuccess(outcome.success()).build());
             response.onCompleted();
             LOG.info("Init done");
+            status.bootstrapped(BootstrapStatus.Role.CONTROL_PLANE, outcome.kubernetes());
         } catch (InitFailedException e) {
             LOG.error("Init failed: {}", e.getMessage());
             failWithJournal(response, e.getMessage());

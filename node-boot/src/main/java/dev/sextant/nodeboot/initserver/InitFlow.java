@@ -1,5 +1,8 @@
 package dev.sextant.nodeboot.initserver;
 
+import dev.sextant.nodeboot.clusterservices.ClusterServicesException;
+import dev.sextant.nodeboot.clusterservices.NodeLocalServices;
+import dev.sextant.nodeboot.clusterservices.ServicesInput;
 import dev.sextant.nodeboot.diskcrypt.DiskCryptException;
 import dev.sextant.nodeboot.diskcrypt.StateDisk;
 import dev.sextant.nodeboot.diskcrypt.StateDiskSettings;
@@ -22,8 +25,8 @@ import java.util.function.BiConsumer;
 
 /**
  * The init path for a request whose secret and fields were already checked: derive the keys, take
- * the node lock, re-key the state disk, start Kubernetes. Everything after the lock that fails is
- * fatal for this boot and goes to the {@link FailureHandler}.
+ * the node lock, re-key the state disk, start Kubernetes, deploy the cluster services. Everything
+ * after the lock that fails is fatal for this boot and goes to the {@link FailureHandler}.
  */
 @Singleton
 public final class InitFlow {
@@ -33,19 +36,25 @@ public final class InitFlow {
     private final KubernetesDriver kubernetes;
     private final FailureHandler failure;
     private final NodeIdentity node;
+    private final NodeLocalServices nodeLocalServices;
+
+    /** What init achieved: the answer for the operator and how Kubernetes fared. */
+    public record Outcome(InitSuccess success, DriverResult kubernetes) {
+    }
 
     public InitFlow(NodeLock lock, StateDisk disk, StateDiskSettings diskSettings, KubernetesDriver kubernetes,
-                    FailureHandler failure, NodeIdentity node) {
+                    FailureHandler failure, NodeIdentity node, NodeLocalServices nodeLocalServices) {
         this.lock = lock;
         this.disk = disk;
         this.diskSettings = diskSettings;
         this.kubernetes = kubernetes;
         this.failure = failure;
         this.node = node;
+        this.nodeLocalServices = nodeLocalServices;
     }
 
     /** {@code progress} receives (step, detail) pairs as the node gets through them. */
-    public InitSuccess run(InitRequest request, BiConsumer<String, String> progress)
+    public Outcome run(InitRequest request, BiConsumer<String, String> progress)
             throws InitFailedException, InterruptedException {
         ClusterKeys keys = keysOf(request);
         byte[] clusterId = ClusterKeys.clusterId(keys.measurementSecret(), request.getMeasurementSalt().toByteArray());
@@ -66,7 +75,7 @@ public final class InitFlow {
         }
     }
 
-    private InitSuccess afterLock(InitRequest request, ClusterKeys keys, byte[] clusterId,
+    private Outcome afterLock(InitRequest request, ClusterKeys keys, byte[] clusterId,
                                   BiConsumer<String, String> progress) throws InitFailedException, InterruptedException {
         progress.accept("lock", "node locked; PCR 15 marked with the cluster ID");
         progress.accept("state-disk", prepareDisk(keys));
@@ -75,17 +84,42 @@ public final class InitFlow {
         if (started instanceof DriverResult.Failed failed) {
             throw fatal(failed.message(), null);
         }
+        progress.accept("cluster-services", deployServices(request, started));
         byte[] kubeconfig = started instanceof DriverResult.Started s ? s.kubeconfig() : new byte[0];
-        return InitSuccess.newBuilder().setKubeconfig(ByteString.copyFrom(kubeconfig))
-                .setClusterId(ByteString.copyFrom(clusterId)).build();
+        return new Outcome(InitSuccess.newBuilder().setKubeconfig(ByteString.copyFrom(kubeconfig))
+                .setClusterId(ByteString.copyFrom(clusterId)).build(), started);
+    }
+
+    private String deployServices(InitRequest request, DriverResult kubernetes)
+            throws InitFailedException, InterruptedException {
+        if (kubernetes instanceof DriverResult.Started) {
+            return "Kubernetes runs: the cluster services are applied as manifests (not in this build yet)";
+        }
+        String apiHost = request.getApiServerCertSansCount() > 0 ? request.getApiServerCertSans(0) : node.name();
+        Master master = Master.of(request);
+        ServicesInput input = new ServicesInput(master.secret(), master.salt(),
+                request.getMeasurementSalt().toByteArray(), request.getJoinMeasurements(), request.getEkCaPem(),
+                apiHost + ":6443");
+        try {
+            return nodeLocalServices.deploy(input);
+        } catch (ClusterServicesException e) {
+            throw fatal("deploying the cluster services: " + e.getMessage(), e);
+        }
+    }
+
+    private record Master(byte[] secret, byte[] salt) {
+        static Master of(InitRequest request) {
+            if (!request.getKmsUri().isEmpty()) {
+                KmsUri uri = KmsUri.parse(request.getKmsUri()).orElseThrow();
+                return new Master(uri.masterSecret(), uri.masterSalt());
+            }
+            return new Master(request.getMasterSecret().toByteArray(), request.getMasterSalt().toByteArray());
+        }
     }
 
     private static ClusterKeys keysOf(InitRequest request) {
-        if (!request.getKmsUri().isEmpty()) {
-            KmsUri uri = KmsUri.parse(request.getKmsUri()).orElseThrow();
-            return new ClusterKeys(uri.masterSecret(), uri.masterSalt());
-        }
-        return new ClusterKeys(request.getMasterSecret().toByteArray(), request.getMasterSalt().toByteArray());
+        Master master = Master.of(request);
+        return new ClusterKeys(master.secret(), master.salt());
     }
 
     private String prepareDisk(ClusterKeys keys) throws InitFailedException, InterruptedException {

@@ -32,7 +32,7 @@ final class JoinClientFactory {
     JoinClient joinClient(JoinClientSettings settings, NodeIdentity identity, Attester attester, NodeLock lock,
                           TicketApplier applier, FailureHandler failure, StateDisk disk,
                           StateDiskSettings diskSettings) throws Exception {
-        ControlPlaneDiscovery discovery = settings.endpointsFile() != null
+        ControlPlaneDiscovery discovery = settings.hasEndpointsFile()
                 ? new MetadataFileDiscovery(settings.endpointsFile())
                 : new StaticDiscovery(settings.endpoints().stream().filter(e -> !e.isBlank()).map(Endpoint::parse).toList());
         DocumentVerifier serviceVerifier = null;

@@ -4,6 +4,7 @@ import io.micronaut.context.annotation.ConfigurationProperties;
 import io.micronaut.core.annotation.Nullable;
 import io.micronaut.core.bind.annotation.Bindable;
 
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 
@@ -30,7 +31,16 @@ public record JoinClientSettings(
         @Nullable Path serviceEkCa,
         @Bindable(defaultValue = "30s") java.time.Duration rpcTimeout) {
 
+    /**
+     * The join path runs when endpoints are listed or the endpoints file exists at start. A node
+     * given neither (the first control-plane node) waits for init only.
+     */
     public boolean enabled() {
-        return endpointsFile != null || (endpoints != null && endpoints.stream().anyMatch(e -> !e.isBlank()));
+        return hasEndpointsFile() || (endpoints != null && endpoints.stream().anyMatch(e -> !e.isBlank()));
+    }
+
+    /** The endpoints file wins over the static list when it exists. */
+    public boolean hasEndpointsFile() {
+        return endpointsFile != null && Files.exists(endpointsFile);
     }
 }

@@ -1,5 +1,6 @@
 package dev.sextant.nodeboot.joinclient;
 
+import dev.sextant.nodeboot.lifecycle.BootstrapStatus;
 import io.micronaut.context.BeanProvider;
 import io.micronaut.context.event.StartupEvent;
 import io.micronaut.runtime.event.annotation.EventListener;
@@ -14,9 +15,11 @@ final class JoinStarter {
 
     private final JoinClientSettings settings;
     private final BeanProvider<JoinClient> client;
+    private final BootstrapStatus status;
 
-    JoinStarter(JoinClientSettings settings, BeanProvider<JoinClient> client) {
+    JoinStarter(JoinClientSettings settings, BeanProvider<JoinClient> client, BootstrapStatus status) {
         this.settings = settings;
+        this.status = status;
         this.client = client;
     }
 
@@ -28,7 +31,12 @@ final class JoinStarter {
         }
         Thread thread = new Thread(() -> {
             try {
-                LOG.info("Join path ended: {}", client.get().run());
+                JoinOutcome outcome = client.get().run();
+                LOG.info("Join path ended: {}", outcome);
+                if (outcome instanceof JoinOutcome.Joined joined) {
+                    status.bootstrapped(settings.controlPlane() ? BootstrapStatus.Role.CONTROL_PLANE
+                            : BootstrapStatus.Role.WORKER, joined.kubernetes());
+                }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }

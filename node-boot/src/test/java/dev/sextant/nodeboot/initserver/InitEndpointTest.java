@@ -91,7 +91,8 @@ class InitEndpointTest implements TestPropertyProvider {
                     "sextant.failure.console", dir.resolve("console").toString()));
             p.putAll(Map.of("sextant.k3s.binary", k3s.binary().toString(),
                     "sextant.k3s.config-file", k3s.settings().configFile().toString(),
-                    "sextant.k3s.kubeconfig", k3s.settings().kubeconfig().toString()));
+                    "sextant.k3s.kubeconfig", k3s.settings().kubeconfig().toString(),
+                    "sextant.bootstrap.exit-after-bootstrap", "false"));
             p.putAll(stateDisk());
             return p;
         } catch (Exception e) {
@@ -184,7 +185,7 @@ class InitEndpointTest implements TestPropertyProvider {
         InitResponse last = received.get(received.size() - 1);
         assertTrue(last.hasSuccess(), received.toString());
         List<String> steps = received.stream().filter(InitResponse::hasProgress).map(r -> r.getProgress().getStep()).toList();
-        assertEquals(List.of("lock", "state-disk", "kubernetes"), steps);
+        assertEquals(List.of("lock", "state-disk", "kubernetes", "cluster-services"), steps);
 
         byte[] measurementSecret = new ClusterKeys(MASTER, SALT).measurementSecret();
         byte[] clusterId = ClusterKeys.clusterId(measurementSecret, MEASUREMENT_SALT);

@@ -1,6 +1,9 @@
 package dev.sextant.nodeboot.initserver;
 
 import com.google.protobuf.ByteString;
+import dev.sextant.nodeboot.clusterservices.NodeLocalServices;
+import dev.sextant.nodeboot.clusterservices.NodeLocalSettings;
+import dev.sextant.nodeboot.diskcrypt.CommandRunner;
 import dev.sextant.nodeboot.diskcrypt.ProcessCommandRunner;
 import dev.sextant.nodeboot.diskcrypt.StateDisk;
 import dev.sextant.nodeboot.diskcrypt.StateDiskSettings;
@@ -48,8 +51,10 @@ class InitFlowTest {
         var diskSettings = new StateDiskSettings(dir.resolve("no-disk"), dir.resolve("luks"), dir.resolve("key"), 8192, 4);
         var failure = new FailureHandler(new FailureSettings("disabled", Files.createFile(dir.resolve("console"))),
                 diskResets::incrementAndGet, () -> { });
+        var services = new NodeLocalServices(new NodeLocalSettings(dir.resolve("services"), 9000, ""),
+                (argv, stdin) -> new CommandRunner.Result(0, "", ""));
         return new InitFlow(lock, new StateDisk(diskSettings, new ProcessCommandRunner()), diskSettings, driver, failure,
-                new NodeIdentity(new InitSettings(dir.resolve("hash"), dir.resolve("log"), false, "node-a")));
+                new NodeIdentity(new InitSettings(dir.resolve("hash"), dir.resolve("log"), false, "node-a", null)), services);
     }
 
     private static InitRequest request() {
@@ -82,11 +87,14 @@ class InitFlowTest {
     }
 
     @Test
-    @DisplayName("an image without k3s still initializes: the success carries the cluster ID and an empty kubeconfig")
+    @DisplayName("an image without k3s still initializes: the cluster services run on the node, the success carries the cluster ID and an empty kubeconfig")
     void notInstalledIsSuccess() throws Exception {
-        var success = flow(new NodeLock(id -> { }), new DriverResult.NotInstalled("/usr/local/bin/k3s is missing"))
-                .run(request(), (step, detail) -> { });
-        assertEquals(32, success.getClusterId().size());
-        assertTrue(success.getKubeconfig().isEmpty());
+        List<String> steps = new ArrayList<>();
+        var outcome = flow(new NodeLock(id -> { }), new DriverResult.NotInstalled("/usr/local/bin/k3s is missing"))
+                .run(request(), (step, detail) -> steps.add(step));
+        assertEquals(32, outcome.success().getClusterId().size());
+        assertTrue(outcome.success().getKubeconfig().isEmpty());
+        assertEquals(List.of("lock", "state-disk", "kubernetes", "cluster-services"), steps);
+        assertTrue(Files.exists(dir.resolve("services/kms.properties")));
     }
 }

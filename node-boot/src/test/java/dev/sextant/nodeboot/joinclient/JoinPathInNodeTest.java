@@ -78,7 +78,8 @@ class JoinPathInNodeTest implements TestPropertyProvider {
                     Map.entry("sextant.init.log-file", dir.resolve("node.log").toString()),
                     Map.entry("sextant.init.use-journalctl", "false"),
                     Map.entry("sextant.init.node-name", "node-b"),
-                    Map.entry("sextant.failure.reboot-delay", "disabled"));
+                    Map.entry("sextant.failure.reboot-delay", "disabled"),
+                    Map.entry("sextant.bootstrap.exit-after-bootstrap", "false"));
         } catch (Exception e) {
             throw new IllegalStateException("preparing the node", e);
         }

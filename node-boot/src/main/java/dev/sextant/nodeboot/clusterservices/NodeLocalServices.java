@@ -1,0 +1,120 @@
+package dev.sextant.nodeboot.clusterservices;
+
+import dev.sextant.attestation.policy.MeasurementsException;
+import dev.sextant.attestation.policy.MeasurementsFile;
+import dev.sextant.nodeboot.diskcrypt.CommandRunner;
+import dev.sextant.nodeboot.diskcrypt.SecretFiles;
+import jakarta.inject.Singleton;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Properties;
+
+/**
+ * The KMS and the join service as services of this node, for a control plane without Kubernetes:
+ * their configuration and secrets go to files under {@link NodeLocalSettings#dir()} (0600 for
+ * secrets), then systemd starts the image's units for them (sextant-kms.service, sextant-join.service). They outlive the bootstrapper, which
+ * exits after init. The join service keeps its bindings in files and issues no bootstrap tokens
+ * (there is no API server to honour them); it signs kubelet certificates with a cluster CA made here,
+ * as k3s would have made one.
+ */
+@Singleton
+public final class NodeLocalServices implements ClusterServices {
+    private final NodeLocalSettings settings;
+    private final CommandRunner runner;
+
+    public NodeLocalServices(NodeLocalSettings settings, CommandRunner runner) {
+        this.settings = settings;
+        this.runner = runner;
+    }
+
+    @Override
+    public String deploy(ServicesInput input) throws ClusterServicesException, InterruptedException {
+        boolean join = input.joinMeasurements().getSignature().size() > 0;
+        try {
+            Path kms = Files.createDirectories(settings.dir().resolve("kms"));
+            SecretFiles.write(kms.resolve("mastersecret"), input.masterSecret());
+            SecretFiles.write(kms.resolve("salt"), input.masterSalt());
+            write(settings.dir().resolve("kms.properties"), kmsProperties(kms));
+            if (join) {
+                write(settings.dir().resolve("join.properties"), joinProperties(input));
+            }
+        } catch (IOException e) {
+            throw new ClusterServicesException("writing the service configuration under " + settings.dir() + ": "
+                    + e.getMessage(), e);
+        }
+        start(join);
+        return join ? "KMS and join service started as services of this node (Kubernetes absent); join service on :9090"
+                : "KMS started; join service NOT started: the init request's measurements were not signed"
+                + " (give FILE.sig beside --measurements and --measurements-key)";
+    }
+
+    private Properties kmsProperties(Path kms) {
+        Properties p = new Properties();
+        p.setProperty("sextant.kms.master-secret-file", kms.resolve("mastersecret").toString());
+        p.setProperty("sextant.kms.salt-file", kms.resolve("salt").toString());
+        p.setProperty("grpc.server.port", Integer.toString(settings.kmsPort()));
+        // The join service's management port is 9091 on this node.
+        p.setProperty("micronaut.server.port", "9092");
+        return p;
+    }
+
+    private Properties joinProperties(ServicesInput input) throws IOException, ClusterServicesException {
+        Path dir = Files.createDirectories(settings.dir().resolve("join"));
+        // The measurements sit alone in their directory: the join service watches it for signed updates.
+        Path measurements = Files.createDirectories(dir.resolve("measurements")).resolve("measurements.json");
+        Files.write(measurements, input.joinMeasurements().getJson().toByteArray());
+        Files.write(MeasurementsFile.signatureFile(measurements), input.joinMeasurements().getSignature().toByteArray());
+        Path publicKey = Files.writeString(dir.resolve("measurements.pub"), input.joinMeasurements().getPublicKeyPem());
+        try {
+            MeasurementsFile.verify(measurements, input.joinMeasurements().getPublicKeyPem());
+        } catch (MeasurementsException e) {
+            throw new ClusterServicesException("the join measurements from the init request: " + e.getMessage(), e);
+        }
+        Path ekCa = Files.writeString(dir.resolve("ek-ca.pem"), input.ekCaPem());
+        Path salt = dir.resolve("measurementSalt");
+        SecretFiles.write(salt, input.measurementSalt());
+        ClusterCa ca = ClusterCa.create(dir);
+
+        Properties p = new Properties();
+        p.setProperty("sextant.join.kubernetes.enabled", "false");
+        p.setProperty("sextant.join.records-dir", dir.resolve("records").toString());
+        p.setProperty("sextant.join.kms.endpoint", "127.0.0.1:" + settings.kmsPort());
+        p.setProperty("sextant.join.api-server-endpoint", input.apiServerEndpoint());
+        p.setProperty("sextant.join.measurement-salt-file", salt.toString());
+        p.setProperty("sextant.join.measurements.file", measurements.toString());
+        p.setProperty("sextant.join.measurements.public-key-file", publicKey.toString());
+        p.setProperty("sextant.join.ek-ca-file", ekCa.toString());
+        p.setProperty("sextant.join.ca.cert-file", ca.certificate().toString());
+        p.setProperty("sextant.join.ca.key-file", ca.key().toString());
+        p.setProperty("sextant.join.control-plane-dir", Files.createDirectories(dir.resolve("pki")).toString());
+        if (!settings.joinTpm().isBlank()) {
+            p.setProperty("sextant.join.atls.server-tpm", settings.joinTpm());
+        }
+        return p;
+    }
+
+    private static void write(Path file, Properties properties) throws IOException {
+        try (OutputStream out = Files.newOutputStream(file)) {
+            properties.store(out, "written by the Sextant bootstrapper at init");
+        }
+    }
+
+    /** The image's units read {@code <dir>/kms.properties} and {@code <dir>/join.properties}. */
+    private void start(boolean join) throws ClusterServicesException, InterruptedException {
+        List<String> command = join ? List.of("systemctl", "start", "sextant-kms.service", "sextant-join.service")
+                : List.of("systemctl", "start", "sextant-kms.service");
+        CommandRunner.Result result;
+        try {
+            result = runner.run(command, new byte[0]);
+        } catch (IOException e) {
+            throw new ClusterServicesException("cannot run " + String.join(" ", command) + ": " + e.getMessage(), e);
+        }
+        if (!result.ok()) {
+            throw new ClusterServicesException(String.join(" ", command) + " failed (exit " + result.exitCode() + "): "
+                    + result.stderr().strip());
+        }
+    }
+}

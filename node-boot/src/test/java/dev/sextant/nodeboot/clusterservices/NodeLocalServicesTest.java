@@ -1,0 +1,127 @@
+package dev.sextant.nodeboot.clusterservices;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.google.protobuf.ByteString;
+import dev.sextant.attestation.policy.MeasurementsFile;
+import dev.sextant.nodeboot.diskcrypt.CommandRunner;
+import dev.sextant.proto.v1.SignedMeasurements;
+import java.io.Reader;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.security.KeyPair;
+import java.security.KeyPairGenerator;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Properties;
+import org.bouncycastle.openssl.jcajce.JcaPEMWriter;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+@DisplayName("Cluster services on a control plane without Kubernetes")
+class NodeLocalServicesTest {
+    private static final String MEASUREMENTS = "{\"variant\":\"qemu-vtpm\",\"measurements\":{\"15\":{\"expected\":"
+            + "\"0000000000000000000000000000000000000000000000000000000000000000\",\"warnOnly\":false}}}";
+
+    @TempDir
+    Path dir;
+
+    private final List<List<String>> commands = new ArrayList<>();
+    private final CommandRunner systemctl = (argv, stdin) -> {
+        commands.add(argv);
+        return new CommandRunner.Result(0, "", "");
+    };
+
+    private NodeLocalServices services() {
+        return new NodeLocalServices(new NodeLocalSettings(dir.resolve("services"), 9000, "device:/dev/tpmrm0"), systemctl);
+    }
+
+    private SignedMeasurements signed(String json) throws Exception {
+        KeyPair key = KeyPairGenerator.getInstance("Ed25519").generateKeyPair();
+        Path file = Files.writeString(dir.resolve("m.json"), json);
+        MeasurementsFile.sign(file, pem(key.getPrivate()));
+        return SignedMeasurements.newBuilder().setJson(ByteString.copyFromUtf8(json))
+                .setSignature(ByteString.copyFrom(Files.readAllBytes(MeasurementsFile.signatureFile(file))))
+                .setPublicKeyPem(pem(key.getPublic())).build();
+    }
+
+    private static ServicesInput input(SignedMeasurements measurements) {
+        return new ServicesInput(new byte[32], new byte[32], new byte[32], measurements,
+                "-----BEGIN CERTIFICATE-----\n(ek ca)\n-----END CERTIFICATE-----\n", "control-plane-0:6443");
+    }
+
+    private Properties properties(String name) throws Exception {
+        Properties p = new Properties();
+        try (Reader r = Files.newBufferedReader(dir.resolve("services").resolve(name))) {
+            p.load(r);
+        }
+        return p;
+    }
+
+    private static String pem(Object o) throws Exception {
+        StringWriter s = new StringWriter();
+        try (JcaPEMWriter w = new JcaPEMWriter(s)) {
+            w.writeObject(o);
+        }
+        return s.toString();
+    }
+
+    @Test
+    @DisplayName("start the KMS and the join service units, configured to find each other, the measurements and a fresh cluster CA")
+    void startsBoth() throws Exception {
+        String line = services().deploy(input(signed(MEASUREMENTS)));
+
+        assertEquals(List.of(List.of("systemctl", "start", "sextant-kms.service", "sextant-join.service")), commands);
+        assertTrue(line.contains("KMS and join service started"), line);
+        Properties kms = properties("kms.properties");
+        Properties join = properties("join.properties");
+        assertEquals("9000", kms.getProperty("grpc.server.port"));
+        assertEquals("127.0.0.1:9000", join.getProperty("sextant.join.kms.endpoint"));
+        assertEquals("false", join.getProperty("sextant.join.kubernetes.enabled"));
+        assertEquals("device:/dev/tpmrm0", join.getProperty("sextant.join.atls.server-tpm"));
+        assertEquals("control-plane-0:6443", join.getProperty("sextant.join.api-server-endpoint"));
+        Path measurements = Path.of(join.getProperty("sextant.join.measurements.file"));
+        MeasurementsFile.verify(measurements, Files.readString(Path.of(join.getProperty("sextant.join.measurements.public-key-file"))));
+        assertTrue(Files.readString(Path.of(join.getProperty("sextant.join.ca.cert-file"))).startsWith("-----BEGIN CERTIFICATE-----"));
+        assertTrue(Files.readString(Path.of(join.getProperty("sextant.join.ca.key-file"))).startsWith("-----BEGIN PRIVATE KEY-----"));
+        for (String secret : List.of(kms.getProperty("sextant.kms.master-secret-file"), kms.getProperty("sextant.kms.salt-file"),
+                join.getProperty("sextant.join.ca.key-file"), join.getProperty("sextant.join.measurement-salt-file"))) {
+            assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(Path.of(secret))), secret);
+        }
+    }
+
+    @Test
+    @DisplayName("with unsigned measurements start only the KMS and say why the join service is missing")
+    void unsignedMeasurements() throws Exception {
+        SignedMeasurements unsigned = SignedMeasurements.newBuilder().setJson(ByteString.copyFromUtf8(MEASUREMENTS)).build();
+        String line = services().deploy(input(unsigned));
+        assertEquals(List.of(List.of("systemctl", "start", "sextant-kms.service")), commands);
+        assertTrue(line.contains("join service NOT started") && line.contains("not signed"), line);
+        assertFalse(Files.exists(dir.resolve("services/join.properties")));
+    }
+
+    @Test
+    @DisplayName("refuse measurements whose signature does not verify, before starting anything")
+    void badSignature() throws Exception {
+        SignedMeasurements tampered = signed(MEASUREMENTS).toBuilder()
+                .setJson(ByteString.copyFromUtf8(MEASUREMENTS.replace("qemu-vtpm", "other"))).build();
+        ClusterServicesException e = assertThrows(ClusterServicesException.class, () -> services().deploy(input(tampered)));
+        assertTrue(e.getMessage().contains("not a valid signature"), e.getMessage());
+        assertEquals(List.of(), commands);
+    }
+
+    @Test
+    @DisplayName("report a unit that does not start with systemctl's own words")
+    void unitFails() throws Exception {
+        CommandRunner failing = (argv, stdin) -> new CommandRunner.Result(5, "", "Unit sextant-join.service not found.");
+        var services = new NodeLocalServices(new NodeLocalSettings(dir.resolve("services"), 9000, ""), failing);
+        ClusterServicesException e = assertThrows(ClusterServicesException.class, () -> services.deploy(input(signed(MEASUREMENTS))));
+        assertTrue(e.getMessage().contains("exit 5") && e.getMessage().contains("not found"), e.getMessage());
+    }
+}

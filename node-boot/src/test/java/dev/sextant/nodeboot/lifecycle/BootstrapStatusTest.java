@@ -1,0 +1,60 @@
+package dev.sextant.nodeboot.lifecycle;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import dev.sextant.nodeboot.diskcrypt.ProcessCommandRunner;
+import dev.sextant.nodeboot.diskcrypt.StateDisk;
+import dev.sextant.nodeboot.diskcrypt.StateDiskSettings;
+import dev.sextant.nodeboot.kubernetes.DriverResult;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+@DisplayName("The end of bootstrapping")
+class BootstrapStatusTest {
+    @TempDir
+    Path dir;
+
+    private final ByteArrayOutputStream console = new ByteArrayOutputStream();
+    private final List<Duration> exits = new ArrayList<>();
+
+    private BootstrapStatus status(boolean exitAfterBootstrap) {
+        var diskSettings = new StateDiskSettings(dir.resolve("no-disk"), dir.resolve("luks"), dir.resolve("key"), 8192, 4);
+        ProcessExit exit = new ProcessExit() {
+            @Override
+            public void exitAfter(Duration delay) {
+                exits.add(delay);
+            }
+        };
+        return new BootstrapStatus(new LifecycleSettings(exitAfterBootstrap, Duration.ofSeconds(2)),
+                new StateDisk(diskSettings, new ProcessCommandRunner()), diskSettings, exit,
+                new PrintStream(console, true, StandardCharsets.UTF_8));
+    }
+
+    @Test
+    @DisplayName("is one machine-readable console line, printed once, and then the bootstrapper exits")
+    void oneLineThenExit() throws Exception {
+        BootstrapStatus status = status(true);
+        status.bootstrapped(BootstrapStatus.Role.WORKER, new DriverResult.NotInstalled("no k3s"));
+        status.bootstrapped(BootstrapStatus.Role.WORKER, new DriverResult.NotInstalled("no k3s"));
+        assertEquals("SEXTANT-STATUS bootstrapped role=worker disk=none kubernetes=not-installed\n",
+                console.toString(StandardCharsets.UTF_8));
+        assertEquals(List.of(Duration.ofSeconds(2)), exits);
+    }
+
+    @Test
+    @DisplayName("keeps the process when exiting is switched off")
+    void noExitWhenDisabled() throws Exception {
+        status(false).bootstrapped(BootstrapStatus.Role.CONTROL_PLANE, new DriverResult.Started(new byte[0]));
+        assertEquals("SEXTANT-STATUS bootstrapped role=control-plane disk=none kubernetes=started\n",
+                console.toString(StandardCharsets.UTF_8));
+        assertEquals(List.of(), exits);
+    }
+}
