@@ -9,6 +9,10 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Properties;
 
@@ -45,8 +49,11 @@ public final class NodeLocalServices implements ClusterServices {
             throw new ClusterServicesException("writing the service configuration under " + settings.dir() + ": "
                     + e.getMessage(), e);
         }
-        start(join);
-        return join ? "KMS and join service started as services of this node (Kubernetes absent); join service on :9090"
+        List<String> units = join ? List.of("sextant-kms.service", "sextant-join.service") : List.of("sextant-kms.service");
+        start(units);
+        awaitListening(units, join ? List.of(settings.kmsPort(), settings.joinPort()) : List.of(settings.kmsPort()));
+        return join ? "KMS and join service running as services of this node (Kubernetes absent); join service on :"
+                + settings.joinPort()
                 : "KMS started; join service NOT started: the init request's measurements were not signed"
                 + " (give FILE.sig beside --measurements and --measurements-key)";
     }
@@ -79,6 +86,7 @@ public final class NodeLocalServices implements ClusterServices {
         ClusterCa ca = ClusterCa.create(dir);
 
         Properties p = new Properties();
+        p.setProperty("grpc.server.port", Integer.toString(settings.joinPort()));
         p.setProperty("sextant.join.kubernetes.enabled", "false");
         p.setProperty("sextant.join.records-dir", dir.resolve("records").toString());
         p.setProperty("sextant.join.kms.endpoint", "127.0.0.1:" + settings.kmsPort());
@@ -103,18 +111,50 @@ public final class NodeLocalServices implements ClusterServices {
     }
 
     /** The image's units read {@code <dir>/kms.properties} and {@code <dir>/join.properties}. */
-    private void start(boolean join) throws ClusterServicesException, InterruptedException {
-        List<String> command = join ? List.of("systemctl", "start", "sextant-kms.service", "sextant-join.service")
-                : List.of("systemctl", "start", "sextant-kms.service");
-        CommandRunner.Result result;
+    private void start(List<String> units) throws ClusterServicesException, InterruptedException {
+        CommandRunner.Result result = systemctl("start", units);
+        if (!result.ok()) {
+            throw new ClusterServicesException("systemctl start " + String.join(" ", units) + " failed (exit "
+                    + result.exitCode() + "): " + result.stderr().strip());
+        }
+    }
+
+    /**
+     * A started unit is not a serving one (a JVM that dies at start-up still "started"): wait for
+     * the ports, and when they stay closed say what systemd knows about the units.
+     */
+    private void awaitListening(List<String> units, List<Integer> ports) throws ClusterServicesException, InterruptedException {
+        long deadline = System.nanoTime() + settings.readyTimeout().toNanos();
+        for (int port : ports) {
+            while (!listening(port)) {
+                if (System.nanoTime() > deadline) {
+                    List<String> args = new ArrayList<>(List.of("--no-pager", "--lines=30"));
+                    args.addAll(units);
+                    CommandRunner.Result status = systemctl("status", args);
+                    throw new ClusterServicesException("nothing listens on port " + port + " " + settings.readyTimeout().toSeconds()
+                            + " s after starting " + String.join(" ", units) + "; systemctl status:\n" + status.stdout() + status.stderr());
+                }
+                Thread.sleep(500);
+            }
+        }
+    }
+
+    private static boolean listening(int port) {
+        try (Socket socket = new Socket()) {
+            socket.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 500);
+            return true;
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    private CommandRunner.Result systemctl(String verb, List<String> args) throws ClusterServicesException, InterruptedException {
+        List<String> command = new ArrayList<>(List.of("systemctl", verb));
+        command.addAll(args);
         try {
-            result = runner.run(command, new byte[0]);
+            return runner.run(command, new byte[0]);
         } catch (IOException e) {
             throw new ClusterServicesException("cannot run " + String.join(" ", command) + ": " + e.getMessage(), e);
-        }
-        if (!result.ok()) {
-            throw new ClusterServicesException(String.join(" ", command) + " failed (exit " + result.exitCode() + "): "
-                    + result.stderr().strip());
         }
     }
 }

@@ -3,17 +3,22 @@ package dev.sextant.nodeboot.clusterservices;
 import io.micronaut.context.annotation.ConfigurationProperties;
 import io.micronaut.core.bind.annotation.Bindable;
 import java.nio.file.Path;
+import java.time.Duration;
 
 /**
  * The cluster services as services of the node (no Kubernetes).
  *
  * @param dir          where their configuration and secrets are written (tmpfs on a node: /run)
  * @param kmsPort      the KMS's gRPC port on this node
+ * @param joinPort     the join service's gRPC port on this node
  * @param joinTpm      the TPM the join service attests itself with ("" = it does not attest itself)
+ * @param readyTimeout how long init waits for both ports to accept connections (JVMs under TCG are slow)
  */
 @ConfigurationProperties("sextant.services")
 public record NodeLocalSettings(
         @Bindable(defaultValue = "/run/sextant/services") Path dir,
         @Bindable(defaultValue = "9000") int kmsPort,
-        @Bindable(defaultValue = "") String joinTpm) {
+        @Bindable(defaultValue = "9090") int joinPort,
+        @Bindable(defaultValue = "") String joinTpm,
+        @Bindable(defaultValue = "5m") Duration readyTimeout) {
 }

@@ -9,7 +9,12 @@ import com.google.protobuf.ByteString;
 import dev.sextant.attestation.policy.MeasurementsFile;
 import dev.sextant.nodeboot.diskcrypt.CommandRunner;
 import dev.sextant.proto.v1.SignedMeasurements;
+import java.io.IOException;
 import java.io.Reader;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.time.Duration;
 import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -20,6 +25,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Properties;
 import org.bouncycastle.openssl.jcajce.JcaPEMWriter;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -38,8 +44,31 @@ class NodeLocalServicesTest {
         return new CommandRunner.Result(0, "", "");
     };
 
+    /** Stand-ins for the two services' ports: listening as soon as "systemctl start" returned. */
+    private final ServerSocket kms = listen();
+    private final ServerSocket join = listen();
+
+    private static ServerSocket listen() {
+        try {
+            return new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    @AfterEach
+    void close() throws IOException {
+        kms.close();
+        join.close();
+    }
+
+    private NodeLocalServices services(CommandRunner runner, int joinPort, Duration readyTimeout) {
+        return new NodeLocalServices(new NodeLocalSettings(dir.resolve("services"), kms.getLocalPort(), joinPort,
+                "device:/dev/tpmrm0", readyTimeout), runner);
+    }
+
     private NodeLocalServices services() {
-        return new NodeLocalServices(new NodeLocalSettings(dir.resolve("services"), 9000, "device:/dev/tpmrm0"), systemctl);
+        return services(systemctl, join.getLocalPort(), Duration.ofSeconds(10));
     }
 
     private SignedMeasurements signed(String json) throws Exception {
@@ -78,11 +107,12 @@ class NodeLocalServicesTest {
         String line = services().deploy(input(signed(MEASUREMENTS)));
 
         assertEquals(List.of(List.of("systemctl", "start", "sextant-kms.service", "sextant-join.service")), commands);
-        assertTrue(line.contains("KMS and join service started"), line);
+        assertTrue(line.contains("KMS and join service running"), line);
         Properties kms = properties("kms.properties");
         Properties join = properties("join.properties");
-        assertEquals("9000", kms.getProperty("grpc.server.port"));
-        assertEquals("127.0.0.1:9000", join.getProperty("sextant.join.kms.endpoint"));
+        assertEquals(Integer.toString(this.kms.getLocalPort()), kms.getProperty("grpc.server.port"));
+        assertEquals("127.0.0.1:" + this.kms.getLocalPort(), join.getProperty("sextant.join.kms.endpoint"));
+        assertEquals(Integer.toString(this.join.getLocalPort()), join.getProperty("grpc.server.port"));
         assertEquals("false", join.getProperty("sextant.join.kubernetes.enabled"));
         assertEquals("device:/dev/tpmrm0", join.getProperty("sextant.join.atls.server-tpm"));
         assertEquals("control-plane-0:6443", join.getProperty("sextant.join.api-server-endpoint"));
@@ -120,8 +150,23 @@ class NodeLocalServicesTest {
     @DisplayName("report a unit that does not start with systemctl's own words")
     void unitFails() throws Exception {
         CommandRunner failing = (argv, stdin) -> new CommandRunner.Result(5, "", "Unit sextant-join.service not found.");
-        var services = new NodeLocalServices(new NodeLocalSettings(dir.resolve("services"), 9000, ""), failing);
-        ClusterServicesException e = assertThrows(ClusterServicesException.class, () -> services.deploy(input(signed(MEASUREMENTS))));
+        ClusterServicesException e = assertThrows(ClusterServicesException.class,
+                () -> services(failing, join.getLocalPort(), Duration.ofSeconds(1)).deploy(input(signed(MEASUREMENTS))));
         assertTrue(e.getMessage().contains("exit 5") && e.getMessage().contains("not found"), e.getMessage());
+    }
+
+    @Test
+    @DisplayName("fail init when a started service never listens, quoting systemd's status of the units")
+    void serviceNeverListens() throws Exception {
+        int closedPort;
+        try (ServerSocket s = listen()) {
+            closedPort = s.getLocalPort();
+        }
+        CommandRunner runner = (argv, stdin) -> new CommandRunner.Result(0,
+                argv.get(1).equals("status") ? "sextant-join.service: Main process exited, code=exited, status=1/FAILURE" : "", "");
+        ClusterServicesException e = assertThrows(ClusterServicesException.class,
+                () -> services(runner, closedPort, Duration.ofMillis(600)).deploy(input(signed(MEASUREMENTS))));
+        assertTrue(e.getMessage().contains("nothing listens on port " + closedPort) && e.getMessage().contains("status=1/FAILURE"),
+                e.getMessage());
     }
 }

@@ -16,6 +16,11 @@ import dev.sextant.nodeboot.kubernetes.KubernetesDriver;
 import dev.sextant.nodeboot.nodelock.LockHolder;
 import dev.sextant.nodeboot.nodelock.NodeLock;
 import dev.sextant.proto.v1.InitRequest;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.time.Duration;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -35,6 +40,17 @@ class InitFlowTest {
     Path dir;
 
     private final AtomicInteger diskResets = new AtomicInteger();
+    private ServerSocket listening;
+
+    @BeforeEach
+    void listen() throws Exception {
+        listening = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+    }
+
+    @AfterEach
+    void close() throws Exception {
+        listening.close();
+    }
 
     private InitFlow flow(NodeLock lock, DriverResult kubernetesAnswer) throws Exception {
         KubernetesDriver driver = new KubernetesDriver() {
@@ -51,8 +67,9 @@ class InitFlowTest {
         var diskSettings = new StateDiskSettings(dir.resolve("no-disk"), dir.resolve("luks"), dir.resolve("key"), 8192, 4);
         var failure = new FailureHandler(new FailureSettings("disabled", Files.createFile(dir.resolve("console"))),
                 diskResets::incrementAndGet, () -> { });
-        var services = new NodeLocalServices(new NodeLocalSettings(dir.resolve("services"), 9000, ""),
-                (argv, stdin) -> new CommandRunner.Result(0, "", ""));
+        // Ready at once: the stand-in "services" listen on the port of this test's own server socket.
+        var services = new NodeLocalServices(new NodeLocalSettings(dir.resolve("services"), listening.getLocalPort(),
+                listening.getLocalPort(), "", Duration.ofSeconds(5)), (argv, stdin) -> new CommandRunner.Result(0, "", ""));
         return new InitFlow(lock, new StateDisk(diskSettings, new ProcessCommandRunner()), diskSettings, driver, failure,
                 new NodeIdentity(new InitSettings(dir.resolve("hash"), dir.resolve("log"), false, "node-a", null)), services);
     }
