@@ -32,12 +32,13 @@ bash scripts/build-jre-base.sh "$root/out/jre-base"
 mvn -B -ntp -pl images verify -Dsextant.containers=true
 
 stage "node image"
-# The CLI drives mkosi, ships node-boot, and writes out/image/measurements.json; it prints its own
+# The CLI drives mkosi, ships node-boot, the KMS and the join service, and writes out/image/measurements.json; it prints its own
 # stage timings and whether the build was cold, cached (mkosi cache) or reused (inputs unchanged).
 bin/sextant image build --out "$root/out/image"
 
 stage "boot tests (QEMU + OVMF + swtpm, TCG)"
-# Two boots of out/image (accepted over aTLS; UKI command line changed: rejected), ~2-3 min each.
+# Two boots of out/image (accepted over aTLS; UKI command line changed: rejected), ~2-3 min each;
+# then two `sextant mini up --workers 1` (control plane + worker, init, join, down), ~5 min each.
 mvn -B -ntp -pl e2e verify -Dsextant.boot=true -Dsextant.image.dir="$root/out/image"
 
 stage "done"

@@ -11,6 +11,7 @@ import picocli.CommandLine.Command;
 @Command(name = "sextant", mixinStandardHelpOptions = true, version = "sextant 0.1.0",
         description = "Confidential Kubernetes clusters whose nodes prove what they run.",
         subcommands = {InitCommand.class, NodeVerifyCommand.class, AttestCommand.class, MeasurementsCommand.class,
-                TpmCommand.class, MeasureCommand.class, ImageCommand.class})
+                TpmCommand.class, MeasureCommand.class, ImageCommand.class, dev.sextant.cli.upgrade.UpgradeCommand.class,
+                dev.sextant.cli.mini.MiniCommand.class})
 public final class SextantCommand {
 }

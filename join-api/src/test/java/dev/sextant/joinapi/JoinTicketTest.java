@@ -72,7 +72,7 @@ class JoinTicketTest implements TestPropertyProvider {
     }
 
     @Test
-    @DisplayName("a join ticket carries the KMS keys, the salt, the API endpoint, CA hashes and a bootstrap token")
+    @DisplayName("a join ticket carries the KMS keys (disk, measurement secret, discovery group key), the salt, the API endpoint, CA hashes and a bootstrap token")
     void happyPathTicket() throws Exception {
         String uuid = newUuid();
         Instant before = Instant.now();
@@ -80,6 +80,8 @@ class JoinTicketTest implements TestPropertyProvider {
 
         assertArrayEquals(FakeKeyService.keyFor(uuid), t.getStateDiskKey().toByteArray());
         assertArrayEquals(FakeKeyService.keyFor("measurementSecret"), t.getMeasurementSecret().toByteArray());
+        assertArrayEquals(FakeKeyService.keyFor("discoveryKey"), t.getDiscoveryKey().toByteArray(),
+                "the discovery group key is the KMS data key 'discoveryKey'");
         assertArrayEquals(cluster.salt, t.getMeasurementSalt().toByteArray());
         assertEquals("10.0.0.1:6443", t.getApiServerEndpoint());
         assertEquals("v1.31.4+k3s1", t.getKubernetesVersion());

@@ -107,18 +107,23 @@ class ClusterLoopbackTest {
         }).toList());
         nodeC.extendPcr(SPOILED_PCR, new byte[32]);
         Files.writeString(dir.resolve("pcr15-zero.json"), measurements(15));
-        nodeA.startBootstrapper(null);
+        nodeA.startBootstrapper(null, kube.kubeconfig());
         end("manufacture 3 TPMs, start node A");
     }
 
     @Test
     @Order(2)
-    @DisplayName("sextant init on node A succeeds, writes the kubeconfig, returns the cluster ID and marks PCR 15")
+    @DisplayName("sextant init on node A succeeds, applies the cluster services through the Kubernetes API, writes the kubeconfig, returns the cluster ID and marks PCR 15")
     void initNodeA() throws Exception {
         begin();
         Assumptions.assumeTrue(Files.exists(nodeA.log()), "node A was not started by the previous phase");
+        // Signed, so that init can hand them to the join service it deploys.
+        procs.ok("measurements-keygen", ClusterNode.CLI_TIMEOUT, repo.sextant("measurements", "keygen", "--dir", keys().toString()));
+        procs.ok("measurements-sign-init", ClusterNode.CLI_TIMEOUT, repo.sextant("measurements", "sign",
+                "--file", dir.resolve("pcr15-zero.json").toString(), "--key", keys().resolve("measurements-key.pem").toString()));
         String out = procs.ok("sextant-init", Duration.ofSeconds(120), repo.sextant("init",
                 "--endpoint", nodeA.endpoint(), "--measurements", dir.resolve("pcr15-zero.json").toString(),
+                "--measurements-key", keys().resolve("measurements-pub.pem").toString(),
                 "--ek-ca", ekCa().toString(), "--init-secret", nodeA.initSecret().toString(),
                 "--master-secret", masterSecret().toString(), "--kubeconfig-out", dir.resolve("admin.conf").toString(),
                 "--api-server-san", "api.e2e.test"));
@@ -127,6 +132,9 @@ class ClusterLoopbackTest {
         assertTrue(Files.size(dir.resolve("admin.conf")) > 0, "no kubeconfig written; see " + procs.log("sextant-init"));
         System.out.println("cluster test: cluster ID " + id.group(1));
         clusterId = HexFormat.of().parseHex(id.group(1));
+        String daemonSets = kube.daemonSets();
+        assertTrue(daemonSets.contains("\"sextant-join-service\"") && daemonSets.contains("\"sextant-kms\""),
+                "init did not apply the KMS and join service DaemonSets through the Kubernetes API; see " + nodeA.log());
 
         Procs.Result verify = procs.run("sextant-verify-a", Duration.ofSeconds(60), repo.sextant("verify",
                 "--endpoint", nodeA.endpoint(), "--measurements", dir.resolve("pcr15-zero.json").toString(),
@@ -139,12 +147,11 @@ class ClusterLoopbackTest {
 
     @Test
     @Order(3)
-    @DisplayName("the KMS and the join service start as processes with the CLI's master secret and signed measurements")
+    @DisplayName("the KMS and the join service run as processes (no kubelet runs the DaemonSets here) with the CLI's master secret and signed measurements")
     void startControlPlaneServices() throws Exception {
         begin();
         Assumptions.assumeTrue(Files.exists(masterSecret()), "init did not run: the CLI wrote no master secret");
-        Path keys = dir.resolve("measurements-keys");
-        procs.ok("measurements-keygen", ClusterNode.CLI_TIMEOUT, repo.sextant("measurements", "keygen", "--dir", keys.toString()));
+        Path keys = keys();
         Path joinMeasurements = dir.resolve("join-measurements.json");
         Files.writeString(joinMeasurements, measurements(15, SPOILED_PCR));
         procs.ok("measurements-sign", ClusterNode.CLI_TIMEOUT, repo.sextant("measurements", "sign",
@@ -161,8 +168,8 @@ class ClusterLoopbackTest {
     void nodeBJoins() throws Exception {
         begin();
         Assumptions.assumeTrue(Files.exists(services.joinLog()), "the join service was not started by the previous phase");
-        nodeB.startBootstrapper(services.joinEndpoint());
-        nodeC.startBootstrapper(services.joinEndpoint());
+        nodeB.startBootstrapper(services.joinEndpoint(), kube.kubeconfig());
+        nodeC.startBootstrapper(services.joinEndpoint(), kube.kubeconfig());
         Waits.logMatches(JOIN_WAIT, "node B's join path to end with Joined", nodeB.log(), "Join path ended: Joined");
         String agent = Waits.logMatches(JOIN_WAIT, "node B's stand-in k3s to run as agent with a K10 token",
                 nodeB.k3sRecord(), "^agent --server https://127\\.0\\.0\\.1:6443 --token K10").get(0);
@@ -268,6 +275,10 @@ class ClusterLoopbackTest {
 
     private Path ekCa() {
         return ca().resolve("ca-cert.pem");
+    }
+
+    private Path keys() {
+        return dir.resolve("measurements-keys");
     }
 
     private Path masterSecret() {

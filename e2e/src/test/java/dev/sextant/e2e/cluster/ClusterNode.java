@@ -92,9 +92,13 @@ final class ClusterNode {
     }
 
     /** Starts the bootstrapper; with {@code joinEndpoint} set it runs the join path too. */
-    void startBootstrapper(String joinEndpoint) throws IOException, InterruptedException {
+    /**
+     * Starts the bootstrapper; its stand-in k3s "server" hands over {@code kubeconfig} (naming the
+     * Kubernetes API double, where init applies the cluster services).
+     */
+    void startBootstrapper(String joinEndpoint, String kubeconfig) throws IOException, InterruptedException {
         writeInitSecret();
-        writeStandInK3s();
+        writeStandInK3s(kubeconfig);
         if (withDisk) {
             try (RandomAccessFile blank = new RandomAccessFile(stateDisk().toFile(), "rw")) {
                 blank.setLength(32L << 20);
@@ -104,7 +108,10 @@ final class ClusterNode {
                 "SEXTANT_GRPC_PORT", Integer.toString(grpcPort), "SEXTANT_LOG_FILE", dir.resolve("node-boot.log").toString(),
                 "SEXTANT_INIT_SECRET_HASH", dir.resolve("init-secret.hash").toString(),
                 "SEXTANT_STATE_DISK", stateDisk().toString(), "SEXTANT_K3S", dir.resolve("k3s/k3s").toString(),
-                "SEXTANT_REBOOT_DELAY", "disabled"));
+                "SEXTANT_REBOOT_DELAY", "disabled",
+                // No systemd here to start the bootstrapper again in verify-only mode after it exits
+                // (the QEMU boots of `sextant mini` show that path): the processes stay up.
+                "SEXTANT_EXIT_AFTER_BOOTSTRAP", "false"));
         if (joinEndpoint != null) {
             env.put("SEXTANT_JOIN_ENDPOINTS", joinEndpoint);
         }
@@ -147,12 +154,12 @@ final class ClusterNode {
         }
     }
 
-    /** k3s stand-in: records its argv and writes a kubeconfig, as init-demo.sh's does. */
-    private void writeStandInK3s() throws IOException {
+    /** k3s stand-in: records its argv and writes the given kubeconfig, as k3s "server" writes its own. */
+    private void writeStandInK3s(String kubeconfig) throws IOException {
         Path k3s = Files.createDirectories(dir.resolve("k3s")).resolve("k3s");
+        Path written = Files.writeString(dir.resolve("k3s/kubeconfig-to-write"), kubeconfig);
         Files.writeString(k3s, "#!/bin/sh\nprintf '%s\\n' \"$*\" >> '" + k3sRecord() + "'\n"
-                + "printf 'apiVersion: v1\\nkind: Config\\nclusters:\\n- cluster: {server: \"https://127.0.0.1:6443\"}\\n' > '"
-                + dir.resolve("k3s/k3s.yaml") + "'\n");
+                + "cp '" + written + "' '" + dir.resolve("k3s/k3s.yaml") + "'\n");
         Files.setPosixFilePermissions(k3s, PosixFilePermissions.fromString("rwx------"));
     }
 }

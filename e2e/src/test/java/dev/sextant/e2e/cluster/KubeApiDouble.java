@@ -41,6 +41,18 @@ final class KubeApiDouble implements AutoCloseable {
         return get("/api/v1/namespaces/kube-system/configmaps?labelSelector=sextant.dev%2Fbinding");
     }
 
+    /** The JSON list of kube-system DaemonSets (what init applied; nothing runs them here). */
+    String daemonSets() throws IOException, InterruptedException {
+        return get("/apis/apps/v1/namespaces/kube-system/daemonsets");
+    }
+
+    /** An admin kubeconfig naming this server, as k3s writes one after "server". */
+    String kubeconfig() {
+        return "apiVersion: v1\nkind: Config\nclusters:\n- name: double\n  cluster: {server: \"" + url() + "\"}\n"
+                + "contexts:\n- name: double\n  context: {cluster: double, user: admin}\ncurrent-context: double\n"
+                + "users:\n- name: admin\n  user: {}\n";
+    }
+
     private String get(String path) throws IOException, InterruptedException {
         HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(url() + path)).timeout(Duration.ofSeconds(10))
                 .GET().build(), HttpResponse.BodyHandlers.ofString());

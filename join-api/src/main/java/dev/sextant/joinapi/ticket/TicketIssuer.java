@@ -36,6 +36,8 @@ import org.slf4j.LoggerFactory;
 public class TicketIssuer {
     private static final Logger LOG = LoggerFactory.getLogger(TicketIssuer.class);
     static final String MEASUREMENT_SECRET_ID = "measurementSecret";
+    /** Group key of endpoint discovery: holding it is what lets a node publish records (node-boot's gossip). */
+    static final String DISCOVERY_KEY_ID = "discoveryKey";
 
     private final KeyServiceClient kms;
     private final BindingStore bindings;
@@ -63,6 +65,7 @@ public class TicketIssuer {
 
         byte[] measurementSecret = kms.dataKey(MEASUREMENT_SECRET_ID);
         byte[] diskKey = kms.dataKey(uuid);
+        byte[] discoveryKey = kms.dataKey(DISCOVERY_KEY_ID);
         claim(uuid, nodeName, akName);
         String kubeletCert = signer.sign(csr);
         List<ControlPlaneFile> files = request.getControlPlane() ? controlPlane.files() : List.of();
@@ -74,6 +77,7 @@ public class TicketIssuer {
                 .setStateDiskKey(UnsafeByteOperations.unsafeWrap(diskKey))
                 .setMeasurementSalt(ByteString.copyFrom(cluster.measurementSalt()))
                 .setMeasurementSecret(UnsafeByteOperations.unsafeWrap(measurementSecret))
+                .setDiscoveryKey(UnsafeByteOperations.unsafeWrap(discoveryKey))
                 .setKubeletCertificate(ByteString.copyFromUtf8(kubeletCert))
                 .setApiServerEndpoint(cluster.apiServerEndpoint())
                 .setCaCertHash(CaHashes.caCertHash(ca.serverCa()))

@@ -25,7 +25,7 @@ import java.util.Properties;
  * as k3s would have made one.
  */
 @Singleton
-public final class NodeLocalServices implements ClusterServices {
+public final class NodeLocalServices implements Deployer {
     private final NodeLocalSettings settings;
     private final CommandRunner runner;
 

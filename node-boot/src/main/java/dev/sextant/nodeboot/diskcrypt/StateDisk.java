@@ -2,6 +2,7 @@ package dev.sextant.nodeboot.diskcrypt;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.sextant.nodeboot.failure.DiskReset;
+import jakarta.inject.Inject;
 import jakarta.inject.Singleton;
 
 import java.io.IOException;
@@ -25,13 +26,20 @@ public final class StateDisk implements DiskReset {
     static final int PASSPHRASE_BYTES = 32;
 
     private final StateDiskSettings settings;
+    private final StateMount mount;
     private final CommandRunner runner;
     private final LuksHeaderValidator validator = new LuksHeaderValidator();
     private final ObjectMapper json = new ObjectMapper();
 
-    public StateDisk(StateDiskSettings settings, CommandRunner runner) {
+    @Inject
+    public StateDisk(StateDiskSettings settings, StateMount mount, CommandRunner runner) {
         this.settings = settings;
+        this.mount = mount;
         this.runner = runner;
+    }
+
+    public StateDisk(StateDiskSettings settings, CommandRunner runner) {
+        this(settings, StateMount.defaults(), runner);
     }
 
     /** Formats the device with a random passphrase, marked not initialized; returns the passphrase. */
@@ -115,6 +123,34 @@ public final class StateDisk implements DiskReset {
         }, true);
     }
 
+    /**
+     * Opens the disk with the cluster-derived key and mounts it, making an ext4 file system on first
+     * use. The mapping is made with the validated header copy ({@code --header}), so a header
+     * swapped on the device after validation never sees the key.
+     */
+    public synchronized String openAndMount(byte[] key) throws DiskCryptException, InterruptedException {
+        if (!mount.enabled()) {
+            return "not opened (sextant.state-disk.mount.enabled=false)";
+        }
+        String mapped = "/dev/mapper/" + mount.mapperName();
+        withValidatedHeader(header -> run(List.of("cryptsetup", "open", "--type", "luks2", "--header", header.toString(),
+                "--key-file", "-", settings.device().toString(), mount.mapperName()), key, "opening the state disk"));
+        boolean fresh;
+        try {
+            // blkid -p exits 2 when it finds no file system: a first boot of this disk.
+            fresh = runner.run(List.of("blkid", "-p", "-o", "value", "-s", "TYPE", mapped), new byte[0]).stdout().isBlank();
+            Files.createDirectories(mount.mountPoint());
+        } catch (IOException e) {
+            throw new DiskCryptException("probing " + mapped + ": " + e.getMessage(), e);
+        }
+        if (fresh) {
+            run(List.of("mkfs.ext4", "-q", "-L", mount.mapperName(), mapped), new byte[0], "making the state file system");
+        }
+        run(List.of("mount", "-o", "nosuid,nodev", mapped, mount.mountPoint().toString()), new byte[0],
+                "mounting the state disk");
+        return (fresh ? "new ext4 on " : "") + mapped + " mounted at " + mount.mountPoint();
+    }
+
     /** Clears the "initialized" marker so the next boot reformats instead of waiting for a key forever. */
     @Override
     public synchronized void markForReset() throws DiskCryptException, InterruptedException {
@@ -171,10 +207,10 @@ public final class StateDisk implements DiskReset {
         try {
             result = runner.run(argv, stdin);
         } catch (IOException e) {
-            throw new DiskCryptException(what + ": cannot run cryptsetup: " + e.getMessage(), e);
+            throw new DiskCryptException(what + ": cannot run " + argv.get(0) + ": " + e.getMessage(), e);
         }
         if (!result.ok()) {
-            throw new DiskCryptException(what + ": cryptsetup exited with " + result.exitCode() + ": "
+            throw new DiskCryptException(what + ": " + argv.get(0) + " exited with " + result.exitCode() + ": "
                     + result.stderr().strip());
         }
         return result;

@@ -1,12 +1,15 @@
 package dev.sextant.nodeboot.initserver;
 
 import dev.sextant.nodeboot.clusterservices.ClusterServicesException;
+import dev.sextant.nodeboot.clusterservices.Deployer;
+import dev.sextant.nodeboot.clusterservices.KubernetesServices;
 import dev.sextant.nodeboot.clusterservices.NodeLocalServices;
 import dev.sextant.nodeboot.clusterservices.ServicesInput;
 import dev.sextant.nodeboot.diskcrypt.DiskCryptException;
 import dev.sextant.nodeboot.diskcrypt.StateDisk;
 import dev.sextant.nodeboot.diskcrypt.StateDiskSettings;
 import dev.sextant.nodeboot.failure.FailureHandler;
+import dev.sextant.nodeboot.gossip.DiscoveryResume;
 import dev.sextant.nodeboot.keys.ClusterKeys;
 import dev.sextant.nodeboot.kubernetes.ClusterSettings;
 import dev.sextant.nodeboot.kubernetes.DriverResult;
@@ -37,13 +40,16 @@ public final class InitFlow {
     private final FailureHandler failure;
     private final NodeIdentity node;
     private final NodeLocalServices nodeLocalServices;
+    private final KubernetesServices kubernetesServices;
+    private final DiscoveryResume discovery;
 
     /** What init achieved: the answer for the operator and how Kubernetes fared. */
     public record Outcome(InitSuccess success, DriverResult kubernetes) {
     }
 
     public InitFlow(NodeLock lock, StateDisk disk, StateDiskSettings diskSettings, KubernetesDriver kubernetes,
-                    FailureHandler failure, NodeIdentity node, NodeLocalServices nodeLocalServices) {
+                    FailureHandler failure, NodeIdentity node, NodeLocalServices nodeLocalServices,
+                    KubernetesServices kubernetesServices, DiscoveryResume discovery) {
         this.lock = lock;
         this.disk = disk;
         this.diskSettings = diskSettings;
@@ -51,6 +57,8 @@ public final class InitFlow {
         this.failure = failure;
         this.node = node;
         this.nodeLocalServices = nodeLocalServices;
+        this.kubernetesServices = kubernetesServices;
+        this.discovery = discovery;
     }
 
     /** {@code progress} receives (step, detail) pairs as the node gets through them. */
@@ -84,24 +92,22 @@ public final class InitFlow {
         if (started instanceof DriverResult.Failed failed) {
             throw fatal(failed.message(), null);
         }
-        progress.accept("cluster-services", deployServices(request, started));
         byte[] kubeconfig = started instanceof DriverResult.Started s ? s.kubeconfig() : new byte[0];
+        progress.accept("cluster-services", deployServices(request, started, kubeconfig));
+        discovery.start(keys.discoveryKey(), node.name(), true);
         return new Outcome(InitSuccess.newBuilder().setKubeconfig(ByteString.copyFrom(kubeconfig))
                 .setClusterId(ByteString.copyFrom(clusterId)).build(), started);
     }
 
-    private String deployServices(InitRequest request, DriverResult kubernetes)
+    private String deployServices(InitRequest request, DriverResult kubernetes, byte[] kubeconfig)
             throws InitFailedException, InterruptedException {
-        if (kubernetes instanceof DriverResult.Started) {
-            return "Kubernetes runs: the cluster services are applied as manifests (not in this build yet)";
-        }
         String apiHost = request.getApiServerCertSansCount() > 0 ? request.getApiServerCertSans(0) : node.name();
         Master master = Master.of(request);
-        ServicesInput input = new ServicesInput(master.secret(), master.salt(),
-                request.getMeasurementSalt().toByteArray(), request.getJoinMeasurements(), request.getEkCaPem(),
-                apiHost + ":6443");
+        ServicesInput input = new ServicesInput(master.secret(), master.salt(), request.getMeasurementSalt().toByteArray(),
+                request.getJoinMeasurements(), request.getEkCaPem(), apiHost + ":6443", kubeconfig);
+        Deployer deployer = kubernetes instanceof DriverResult.Started ? kubernetesServices : nodeLocalServices;
         try {
-            return nodeLocalServices.deploy(input);
+            return deployer.deploy(input);
         } catch (ClusterServicesException e) {
             throw fatal("deploying the cluster services: " + e.getMessage(), e);
         }
@@ -129,8 +135,9 @@ public final class InitFlow {
         try {
             byte[] bootPassphrase = disk.bootPassphrase();
             String uuid = disk.uuid();
-            disk.rekey(bootPassphrase, keys.diskKey(uuid));
-            return "LUKS2 disk " + uuid + " re-keyed with the cluster-derived key";
+            byte[] key = keys.diskKey(uuid);
+            disk.rekey(bootPassphrase, key);
+            return "LUKS2 disk " + uuid + " re-keyed with the cluster-derived key; " + disk.openAndMount(key);
         } catch (DiskCryptException e) {
             throw fatal("preparing the state disk: " + e.getMessage(), e);
         }

@@ -8,6 +8,10 @@ import dev.sextant.nodeboot.kubernetes.JoinSettings;
 import dev.sextant.nodeboot.kubernetes.KubernetesDriver;
 import dev.sextant.proto.v1.ControlPlaneFile;
 import dev.sextant.proto.v1.IssueJoinTicketResponse;
+import dev.sextant.nodeboot.gossip.DiscoveryResume;
+import jakarta.inject.Inject;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import jakarta.inject.Singleton;
 
 import java.io.IOException;
@@ -17,27 +21,42 @@ import java.nio.file.attribute.PosixFilePermissions;
 
 /**
  * Applies a join ticket after the node lock: state disk key, kubelet credentials, control-plane
- * files, then Kubernetes. Paths from the ticket are confined to the PKI directory.
+ * files, then Kubernetes, then endpoint discovery with the ticket's group key. Paths from the
+ * ticket are confined to the PKI directory.
  */
 @Singleton
 public final class TicketApplier {
+    private static final Logger LOG = LoggerFactory.getLogger(TicketApplier.class);
+
+    private static final int GROUP_KEY_BYTES = 32;
     private final JoinClientSettings settings;
     private final StateDisk disk;
     private final StateDiskSettings diskSettings;
     private final KubernetesDriver kubernetes;
+    private final DiscoveryResume discovery;
 
+    /** Without endpoint discovery (the ticket's group key is not used). */
     public TicketApplier(JoinClientSettings settings, StateDisk disk, StateDiskSettings diskSettings,
                          KubernetesDriver kubernetes) {
+        this(settings, disk, diskSettings, kubernetes, DiscoveryResume.disabled());
+    }
+
+    @Inject
+    public TicketApplier(JoinClientSettings settings, StateDisk disk, StateDiskSettings diskSettings,
+                         KubernetesDriver kubernetes, DiscoveryResume discovery) {
         this.settings = settings;
         this.disk = disk;
         this.diskSettings = diskSettings;
         this.kubernetes = kubernetes;
+        this.discovery = discovery;
     }
 
     public DriverResult apply(IssueJoinTicketResponse ticket, String nodeName, KubeletCredentials kubelet)
             throws IOException, DiskCryptException, InterruptedException {
         if (Files.exists(diskSettings.device())) {
-            disk.rekey(disk.bootPassphrase(), ticket.getStateDiskKey().toByteArray());
+            byte[] key = ticket.getStateDiskKey().toByteArray();
+            disk.rekey(disk.bootPassphrase(), key);
+            LOG.info("State disk: {}", disk.openAndMount(key));
         }
         Path kubeletDir = settings.kubeletPkiDir();
         Files.createDirectories(kubeletDir);
@@ -50,7 +69,14 @@ public final class TicketApplier {
         }
         String server = ticket.getApiServerEndpoint().startsWith("https://") ? ticket.getApiServerEndpoint()
                 : "https://" + ticket.getApiServerEndpoint();
-        return kubernetes.joinCluster(new JoinSettings(nodeName, server, ticket.getK3SToken(), settings.controlPlane()));
+        DriverResult result = kubernetes.joinCluster(new JoinSettings(nodeName, server, ticket.getK3SToken(),
+                settings.controlPlane()));
+        // The discovery group key is what makes this node a publisher; a ticket without one (an older
+        // join service) leaves discovery off.
+        if (!(result instanceof DriverResult.Failed) && ticket.getDiscoveryKey().size() == GROUP_KEY_BYTES) {
+            discovery.start(ticket.getDiscoveryKey().toByteArray(), nodeName, settings.controlPlane());
+        }
+        return result;
     }
 
     /** The ticket names files relative to the PKI directory; "../" or absolute names are refused. */

@@ -10,6 +10,8 @@ import java.util.Locale;
  */
 public final class ClusterKeys {
     public static final int KEY_BYTES = KeyDerivation.KEY_BYTES;
+    /** Data-key ID of the discovery group key (join-api's TicketIssuer asks the KMS for the same ID). */
+    public static final String DISCOVERY_KEY = "discoveryKey";
 
     private final KeyDerivation derivation;
 
@@ -25,6 +27,11 @@ public final class ClusterKeys {
     /** "key-" + LUKS UUID in lower case: one state-disk key per disk. */
     public byte[] diskKey(String luksUuid) {
         return derivation.dataKey(luksUuid.toLowerCase(Locale.ROOT), KEY_BYTES);
+    }
+
+    /** "key-discoveryKey": the endpoint-discovery group key; the join service hands the same key out in tickets. */
+    public byte[] discoveryKey() {
+        return derivation.dataKey(DISCOVERY_KEY, KEY_BYTES);
     }
 
     /** What PCR 15 is marked with. */

@@ -1,5 +1,10 @@
 package dev.sextant.nodeboot.kubernetes;
 
+import dev.sextant.nodeboot.componentconfig.ComponentSettings;
+import dev.sextant.nodeboot.componentconfig.ConfigApplier;
+import dev.sextant.nodeboot.componentconfig.ConfigFile;
+import io.micronaut.core.annotation.Nullable;
+import jakarta.inject.Inject;
 import jakarta.inject.Singleton;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -7,7 +12,6 @@ import org.slf4j.LoggerFactory;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -22,9 +26,19 @@ public final class K3sDriver implements KubernetesDriver {
     private static final Logger LOG = LoggerFactory.getLogger(K3sDriver.class);
 
     private final K3sSettings settings;
+    private final ConfigApplier config;
+    private final ComponentSettings components;
 
+    /** Without component settings: k3s' config.yaml only, the kubelet on its defaults. */
     public K3sDriver(K3sSettings settings) {
+        this(settings, new ConfigApplier(), null);
+    }
+
+    @Inject
+    public K3sDriver(K3sSettings settings, ConfigApplier config, @Nullable ComponentSettings components) {
         this.settings = settings;
+        this.config = config;
+        this.components = components;
     }
 
     @Override
@@ -65,15 +79,13 @@ public final class K3sDriver implements KubernetesDriver {
         return new DriverResult.NotInstalled(settings.binary() + " is missing or not executable");
     }
 
-    private void writeConfig(K3sConfig config) throws IOException {
-        Path file = settings.configFile();
-        Files.createDirectories(file.toAbsolutePath().getParent());
-        Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
-        Files.deleteIfExists(tmp);
-        Files.createFile(tmp, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
-        Files.writeString(tmp, config.render());
-        Files.move(tmp, file, java.nio.file.StandardCopyOption.REPLACE_EXISTING,
-                java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+    /** Idempotent: unchanged files are not rewritten, changes are logged as a diff (ConfigApplier). */
+    private void writeConfig(K3sConfig k3s) throws IOException {
+        if (components != null) {
+            config.apply(ConfigFile.of(components.kubeletConfigFile(), components.kubelet().render(), false));
+            k3s = k3s.withKubeletConfig(components.kubeletConfigFile());
+        }
+        config.apply(k3s.file(settings.configFile()));
     }
 
     private Process start(List<String> args) throws IOException {

@@ -82,7 +82,7 @@ class NodeLocalServicesTest {
 
     private static ServicesInput input(SignedMeasurements measurements) {
         return new ServicesInput(new byte[32], new byte[32], new byte[32], measurements,
-                "-----BEGIN CERTIFICATE-----\n(ek ca)\n-----END CERTIFICATE-----\n", "control-plane-0:6443");
+                "-----BEGIN CERTIFICATE-----\n(ek ca)\n-----END CERTIFICATE-----\n", "control-plane-0:6443", new byte[0]);
     }
 
     private Properties properties(String name) throws Exception {

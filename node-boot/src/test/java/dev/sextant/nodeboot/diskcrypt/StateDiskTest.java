@@ -73,6 +73,20 @@ class StateDiskTest {
     }
 
     @Test
+    @DisplayName("opening maps the disk through the validated header copy with the key on stdin, makes ext4 on first use and mounts it")
+    void openAndMountFresh() throws Exception {
+        Recorder recorder = new Recorder();
+        recorder.header = LuksHeaderValidatorTest.fixture();
+        StateDisk disk = new StateDisk(new StateDiskSettings(dir.resolve("disk.img"), dir.resolve("work"), dir.resolve("state.key"),
+                32768, 4), new StateMount("state-test", dir.resolve("mnt"), true), recorder);
+        String said = disk.openAndMount("cluster-key".getBytes(StandardCharsets.UTF_8));
+        assertEquals(List.of("cryptsetup luksHeaderBackup", "cryptsetup luksDump", "cryptsetup open", "blkid -p",
+                "mkfs.ext4 -q", "mount -o"), recorder.commands);
+        assertEquals("cluster-key", recorder.stdins.get(2), "the key goes through stdin, never argv");
+        assertTrue(said.contains("new ext4 on /dev/mapper/state-test mounted at " + dir.resolve("mnt")), said);
+    }
+
+    @Test
     @DisplayName("a planted header is refused before any secret is written or handed to cryptsetup")
     void plantedHeaderGetsNoSecret() throws Exception {
         Recorder recorder = new Recorder();

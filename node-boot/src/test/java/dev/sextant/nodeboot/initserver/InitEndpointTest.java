@@ -14,7 +14,10 @@ import dev.sextant.nodeboot.diskcrypt.StateDisk;
 import dev.sextant.nodeboot.diskcrypt.StateDiskSettings;
 import dev.sextant.nodeboot.keys.ClusterKeys;
 import dev.sextant.nodeboot.kubernetes.StandInK3s;
+import dev.sextant.clusterservices.KubeApiDouble;
 import dev.sextant.proto.v1.InitRequest;
+import dev.sextant.proto.v1.SignedMeasurements;
+import io.kubernetes.client.openapi.apis.AppsV1Api;
 import dev.sextant.proto.v1.InitResponse;
 import dev.sextant.proto.v1.InitServiceGrpc;
 import dev.sextant.proto.v1.KubernetesSettings;
@@ -65,6 +68,7 @@ class InitEndpointTest implements TestPropertyProvider {
     private Swtpm swtpm;
     private Path dir;
     private StandInK3s k3s;
+    private final KubeApiDouble kubeApi = new KubeApiDouble();
     private boolean realDisk;
 
     @Inject
@@ -81,7 +85,8 @@ class InitEndpointTest implements TestPropertyProvider {
             swtpm = Swtpm.provisioned();
             swtpm.releaseClient();
             dir = Files.createTempDirectory("sextant-init-test-");
-            k3s = StandInK3s.create(dir, 0);
+            // k3s "starts" and hands over a kubeconfig naming the API double, where init applies the cluster services.
+            k3s = StandInK3s.create(dir, 0, Files.readString(kubeApi.kubeconfig(dir)));
             Files.writeString(dir.resolve("hash"), InitSecretHash.format(new byte[16], INIT_SECRET));
             Files.writeString(dir.resolve("node.log"), "bootstrapper: the log an operator gets after a failure\n");
             Map<String, String> p = new HashMap<>(Map.of("sextant.tpm.address", swtpm.tpmArg(),
@@ -113,9 +118,12 @@ class InitEndpointTest implements TestPropertyProvider {
         } else {
             System.err.println("SKIPPED (part): cryptsetup is not installed; init runs without a state disk");
         }
+        // Opening needs device-mapper, which this host lacks: re-key only here; the QEMU boots
+        // (mini e2e) open and mount the disk, and StateDiskTest pins the commands.
         return Map.of("sextant.state-disk.device", image.toString(), "sextant.state-disk.work-dir",
                 settings.workDir().toString(), "sextant.state-disk.key-file", settings.keyFile().toString(),
-                "sextant.state-disk.pbkdf-memory-kib", "8192", "sextant.state-disk.pbkdf-iterations", "4");
+                "sextant.state-disk.pbkdf-memory-kib", "8192", "sextant.state-disk.pbkdf-iterations", "4",
+                "sextant.state-disk.mount.enabled", Boolean.toString(Files.isDirectory(Path.of("/sys/module/dm_crypt"))));
     }
 
     @BeforeAll
@@ -135,6 +143,7 @@ class InitEndpointTest implements TestPropertyProvider {
         if (swtpm != null) {
             swtpm.close();
         }
+        kubeApi.close();
     }
 
     private static InitRequest.Builder good() {
@@ -142,8 +151,14 @@ class InitEndpointTest implements TestPropertyProvider {
                 .setMasterSecret(ByteString.copyFrom(MASTER)).setMasterSalt(ByteString.copyFrom(SALT))
                 .setMeasurementSalt(ByteString.copyFrom(MEASUREMENT_SALT)).setClusterName("demo")
                 .setKubernetes(KubernetesSettings.newBuilder().setServiceCidr("10.43.0.0/16"))
-                .addApiServerCertSans("api.demo.test");
+                .addApiServerCertSans("api.demo.test").setJoinMeasurements(JOIN_MEASUREMENTS)
+                .setEkCaPem("-----BEGIN CERTIFICATE-----\n(ek ca)\n-----END CERTIFICATE-----\n");
     }
+
+    /** What the join service will enforce (content irrelevant here: the API double stores what init applies). */
+    private static final SignedMeasurements JOIN_MEASUREMENTS = SignedMeasurements.newBuilder()
+            .setJson(ByteString.copyFromUtf8("{}")).setSignature(ByteString.copyFromUtf8("c2ln\n"))
+            .setPublicKeyPem("-----BEGIN PUBLIC KEY-----\n").build();
 
     /** Everything the node streamed before the end (or the error). */
     private List<InitResponse> call(InitRequest request, List<InitResponse> received) {
@@ -195,6 +210,8 @@ class InitEndpointTest implements TestPropertyProvider {
         assertArrayEquals(sha.digest(MessageDigest.getInstance("SHA-256").digest(clusterId)),
                 tpm.pcr().readAll(TpmAlg.SHA256).get(15), "PCR 15 carries the cluster ID event");
         assertTrue(last.getSuccess().getKubeconfig().toStringUtf8().contains("kind: Config"));
+        assertEquals(2, new AppsV1Api(kubeApi.client()).listNamespacedDaemonSet("kube-system").execute().getItems().size(),
+                "the KMS and join service DaemonSets were applied through the Kubernetes API");
         assertEquals(List.of("server --cluster-init --config " + k3s.settings().configFile()), k3s.invocations());
         assertTrue(Files.readString(k3s.configCopy()).contains("- \"api.demo.test\""));
         if (realDisk) {

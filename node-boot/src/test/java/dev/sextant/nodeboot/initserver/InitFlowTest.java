@@ -1,6 +1,9 @@
 package dev.sextant.nodeboot.initserver;
 
 import com.google.protobuf.ByteString;
+import dev.sextant.nodeboot.clusterservices.KubernetesServices;
+import dev.sextant.nodeboot.gossip.DiscoveryResume;
+import dev.sextant.nodeboot.clusterservices.KubernetesSettings;
 import dev.sextant.nodeboot.clusterservices.NodeLocalServices;
 import dev.sextant.nodeboot.clusterservices.NodeLocalSettings;
 import dev.sextant.nodeboot.diskcrypt.CommandRunner;
@@ -71,7 +74,9 @@ class InitFlowTest {
         var services = new NodeLocalServices(new NodeLocalSettings(dir.resolve("services"), listening.getLocalPort(),
                 listening.getLocalPort(), "", Duration.ofSeconds(5)), (argv, stdin) -> new CommandRunner.Result(0, "", ""));
         return new InitFlow(lock, new StateDisk(diskSettings, new ProcessCommandRunner()), diskSettings, driver, failure,
-                new NodeIdentity(new InitSettings(dir.resolve("hash"), dir.resolve("log"), false, "node-a", null)), services);
+                new NodeIdentity(new InitSettings(dir.resolve("hash"), dir.resolve("log"), false, "node-a", null)), services,
+                new KubernetesServices(new KubernetesSettings("sextant/join-service:test", "sextant/kms:test", 30090)),
+                DiscoveryResume.disabled());
     }
 
     private static InitRequest request() {

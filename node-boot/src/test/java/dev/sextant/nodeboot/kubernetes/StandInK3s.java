@@ -13,6 +13,11 @@ import java.util.List;
  */
 public record StandInK3s(Path dir, Path binary, Path argvLog, Path configCopy, K3sSettings settings) {
     public static StandInK3s create(Path dir, int exitCode) throws IOException {
+        return create(dir, exitCode, "apiVersion: v1\nkind: Config\nclusters: []\n");
+    }
+
+    /** A stand-in whose "server" writes {@code kubeconfig} (e.g. one naming a Kubernetes API double). */
+    public static StandInK3s create(Path dir, int exitCode, String kubeconfigYaml) throws IOException {
         Path binary = dir.resolve("k3s");
         Path argv = dir.resolve("argv.log");
         Path configCopy = dir.resolve("config-seen.yaml");
@@ -24,11 +29,12 @@ public record StandInK3s(Path dir, Path binary, Path argvLog, Path configCopy, K
                 "for a in \"$@\"; do [ \"$prev\" = --config ] && cfg=\"$a\"; prev=\"$a\"; done",
                 "cp \"$cfg\" '" + configCopy + "'",
                 "if [ \"$1\" = server ] && [ " + exitCode + " = 0 ]; then",
-                "  printf 'apiVersion: v1\\nkind: Config\\nclusters: []\\n' > '" + kubeconfig + "'",
+                "  cp '" + dir.resolve("kubeconfig-to-write") + "' '" + kubeconfig + "'",
                 "fi",
                 "exit " + exitCode,
                 "");
         Files.createDirectories(kubeconfig.getParent());
+        Files.writeString(dir.resolve("kubeconfig-to-write"), kubeconfigYaml);
         Files.writeString(binary, script);
         Files.setPosixFilePermissions(binary, PosixFilePermissions.fromString("rwx------"));
         K3sSettings settings = new K3sSettings(binary, dir.resolve("etc/config.yaml"), kubeconfig,

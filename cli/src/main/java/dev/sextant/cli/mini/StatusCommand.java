@@ -1,0 +1,54 @@
+package dev.sextant.cli.mini;
+
+import dev.sextant.localcluster.mini.MiniCluster;
+import dev.sextant.localcluster.mini.MiniState;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Spec;
+
+import java.io.PrintWriter;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+
+@Command(name = "status", mixinStandardHelpOptions = true,
+        description = "Per node of the mini cluster: whether QEMU and swtpm run, the forwarded ports, the last status "
+                + "line of its console, and a fresh attested-TLS verification. Exits 0 when every node runs and "
+                + "verifies, 1 otherwise (3 when there is no cluster in --dir).")
+public final class StatusCommand implements Callable<Integer> {
+    static final int NO_CLUSTER = 3;
+
+    @Spec
+    CommandSpec spec;
+
+    @Mixin
+    MiniDirOption dir;
+
+    @Override
+    public Integer call() throws Exception {
+        PrintWriter out = spec.commandLine().getOut();
+        MiniCluster cluster = new MiniCluster(dir.layout(), out::println);
+        Optional<MiniState> state = cluster.state();
+        if (state.isEmpty()) {
+            out.println("no mini cluster in " + dir.layout().dir() + "; start one with 'sextant mini up'");
+            return NO_CLUSTER;
+        }
+        out.println("mini cluster in " + dir.layout().dir() + ": " + state.get().phase() + " (started "
+                + state.get().startedAt() + ")" + state.get().clusterIdIfKnown().map(id -> ", cluster ID " + id).orElse(""));
+        List<MiniCluster.NodeReport> reports = cluster.status().orElseThrow();
+        boolean healthy = !reports.isEmpty();
+        for (MiniCluster.NodeReport r : reports) {
+            out.printf("%s (%s)%n", r.name(), r.role());
+            out.printf("  processes: QEMU %s, swtpm %s%n", r.qemuAlive() ? "running" : "not running",
+                    r.swtpmAlive() ? "running" : "not running");
+            out.printf("  ports:     %s%n", r.ports());
+            out.printf("  console:   %s%n", r.lastStatus());
+            out.printf("  verify:    %s%n", r.verify());
+            healthy &= r.qemuAlive() && r.swtpmAlive() && r.verify().startsWith("PCR ");
+        }
+        out.println("checked at " + Instant.now());
+        return healthy ? 0 : 1;
+    }
+}

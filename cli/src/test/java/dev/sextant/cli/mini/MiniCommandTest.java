@@ -1,0 +1,62 @@
+package dev.sextant.cli.mini;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.sextant.cli.SextantCommand;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+/** The CLI side of mini; booting is covered by e2e's MiniClusterTest. */
+@DisplayName("sextant mini")
+class MiniCommandTest {
+    @TempDir
+    Path dir;
+    private final StringWriter out = new StringWriter();
+    private final StringWriter err = new StringWriter();
+
+    private int run(String... args) {
+        return new CommandLine(new SextantCommand()).setOut(new PrintWriter(out, true)).setErr(new PrintWriter(err, true))
+                .execute(args);
+    }
+
+    @Test
+    @DisplayName("status without a cluster says where it looked and exits 3")
+    void statusWithoutCluster() {
+        assertEquals(StatusCommand.NO_CLUSTER, run("mini", "status", "--dir", dir.toString()));
+        assertTrue(out.toString().contains("no mini cluster in " + dir), out.toString());
+    }
+
+    @Test
+    @DisplayName("down without a cluster has nothing to stop and succeeds")
+    void downWithoutCluster() {
+        assertEquals(0, run("mini", "down", "--dir", dir.toString()));
+        assertTrue(out.toString().contains("no mini cluster in " + dir), out.toString());
+    }
+
+    @Test
+    @DisplayName("up refuses an unknown accelerator as a usage error, before anything is created")
+    void unknownAccelerator() {
+        assertEquals(2, run("mini", "up", "--dir", dir.resolve("m").toString(), "--no-build", "--accel", "hvf"));
+        assertTrue(err.toString().contains("--accel must be tcg or kvm, not hvf"), err.toString());
+        assertTrue(!dir.resolve("m").toFile().exists(), "up created files before checking its options");
+    }
+
+    @Test
+    @DisplayName("turns a command's output into whole lines for the progress display")
+    void lineWriter() throws Exception {
+        List<String> lines = new ArrayList<>();
+        try (LineWriter writer = new LineWriter(lines::add)) {
+            writer.write("[lock] taking");
+            writer.write(" the node lock\r\ncluster ID: ab\npartial");
+        }
+        assertEquals(List.of("[lock] taking the node lock", "cluster ID: ab", "partial"), lines);
+    }
+}

@@ -1,0 +1,155 @@
+package dev.sextant.clusterservices;
+
+import io.kubernetes.client.common.KubernetesObject;
+import io.kubernetes.client.openapi.models.V1ConfigMap;
+import io.kubernetes.client.openapi.models.V1Container;
+import io.kubernetes.client.openapi.models.V1DaemonSet;
+import io.kubernetes.client.openapi.models.V1EnvVar;
+import io.kubernetes.client.openapi.models.V1Secret;
+import io.kubernetes.client.openapi.models.V1Service;
+import io.kubernetes.client.openapi.models.V1ServicePort;
+import io.kubernetes.client.util.Yaml;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.function.Predicate;
+
+/**
+ * Renders the KMS and join service objects: the kustomize base in {@code manifests/base} (plain YAML,
+ * which {@code kubectl apply -k} also accepts) loaded into client-java's typed models, with the
+ * cluster's values set on the fields. No text templating, so a value can never change the YAML's
+ * structure.
+ */
+public final class ClusterServices {
+    public static final String NAMESPACE = "kube-system";
+    public static final String BASE = "manifests/base/";
+
+    public static final String JOIN_DAEMONSET = "sextant-join-service";
+    public static final String JOIN_CONTAINER = "join-service";
+    public static final String JOIN_CA_INIT_CONTAINER = "cluster-ca";
+    public static final String JOIN_SERVICE = "join-service";
+    public static final String KMS_DAEMONSET = "sextant-kms";
+    public static final String KMS_CONTAINER = "kms";
+    public static final String JOIN_CONFIG = "join-config";
+    public static final String MEASUREMENTS_KEY = "measurements.json";
+    public static final String SIGNATURE_KEY = "measurements.json.sig";
+    public static final String MEASUREMENT_SALT_KEY = "measurementSalt";
+    public static final String MEASUREMENTS_PUBLIC_KEY_CONFIGMAP = "sextant-measurements-key";
+    public static final String MEASUREMENTS_PUBLIC_KEY_KEY = "measurements.pub";
+    static final String EK_CA_CONFIGMAP = "sextant-ek-ca";
+    static final String MASTER_SECRET = "sextant-master-secret";
+    static final String API_SERVER_ENV = "SEXTANT_API_SERVER_ENDPOINT";
+
+    private ClusterServices() {}
+
+    /** The objects to apply, in the kustomization's order (accounts and config before the workloads). */
+    public static List<KubernetesObject> render(ServicesConfig config) {
+        List<KubernetesObject> objects = loadBase();
+
+        V1DaemonSet kms = find(objects, V1DaemonSet.class, KMS_DAEMONSET);
+        container(kms.getSpec().getTemplate().getSpec().getContainers(), KMS_CONTAINER).setImage(config.kmsImage());
+
+        V1DaemonSet join = find(objects, V1DaemonSet.class, JOIN_DAEMONSET);
+        V1Container joinContainer = container(join.getSpec().getTemplate().getSpec().getContainers(), JOIN_CONTAINER);
+        joinContainer.setImage(config.joinServiceImage());
+        container(join.getSpec().getTemplate().getSpec().getInitContainers(), JOIN_CA_INIT_CONTAINER)
+                .setImage(config.joinServiceImage());
+        env(joinContainer, API_SERVER_ENV).setValue(config.apiServerEndpoint());
+
+        V1Service joinService = find(objects, V1Service.class, JOIN_SERVICE);
+        port(joinService, "grpc").setNodePort(config.joinNodePort());
+
+        V1ConfigMap joinConfig = find(objects, V1ConfigMap.class, JOIN_CONFIG);
+        joinConfig.setData(sorted(Map.of(
+                MEASUREMENTS_KEY, utf8(config.measurementsJson(), "the measurements file"),
+                SIGNATURE_KEY, utf8(config.measurementsSignature(), "the measurements signature"))));
+        joinConfig.setBinaryData(sorted(Map.of(MEASUREMENT_SALT_KEY, config.measurementSalt().clone())));
+
+        find(objects, V1ConfigMap.class, MEASUREMENTS_PUBLIC_KEY_CONFIGMAP)
+                .setData(sorted(Map.of(MEASUREMENTS_PUBLIC_KEY_KEY, config.measurementsPublicKeyPem())));
+        find(objects, V1ConfigMap.class, EK_CA_CONFIGMAP).setData(sorted(Map.of("ek-ca.pem", config.ekCaPem())));
+        find(objects, V1Secret.class, MASTER_SECRET).setData(sorted(Map.of(
+                "mastersecret", config.masterSecret().clone(),
+                "salt", config.salt().clone())));
+        return objects;
+    }
+
+    /** Map.of iterates in a per-JVM order; rendering must be byte-for-byte repeatable. */
+    private static <V> Map<String, V> sorted(Map<String, V> map) {
+        return new TreeMap<>(map);
+    }
+
+    /** The base objects with their placeholder values, in kustomization order. */
+    static List<KubernetesObject> loadBase() {
+        List<KubernetesObject> objects = new ArrayList<>();
+        for (String file : baseFiles()) {
+            try {
+                objects.add((KubernetesObject) Yaml.load(resource(file)));
+            } catch (IOException | ClassCastException e) {
+                throw new IllegalStateException("manifest " + BASE + file + " does not load as a Kubernetes object: "
+                        + e.getMessage(), e);
+            }
+        }
+        return objects;
+    }
+
+    /** The resources kustomization.yaml lists, which is what {@code kubectl apply -k} would apply. */
+    public static List<String> baseFiles() {
+        Map<String, Object> kustomization = new org.yaml.snakeyaml.Yaml().load(resource("kustomization.yaml"));
+        @SuppressWarnings("unchecked")
+        List<String> files = (List<String>) kustomization.get("resources");
+        return List.copyOf(files);
+    }
+
+    public static String resource(String file) {
+        try (InputStream in = ClusterServices.class.getClassLoader().getResourceAsStream(BASE + file)) {
+            if (in == null) {
+                throw new IllegalStateException("manifest " + BASE + file + " is missing from the classpath");
+            }
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    static <T extends KubernetesObject> T find(List<KubernetesObject> objects, Class<T> type, String name) {
+        return objects.stream().filter(type::isInstance).map(type::cast)
+                .filter(o -> name.equals(o.getMetadata().getName())).findFirst()
+                .orElseThrow(() -> new IllegalStateException("the manifests have no " + type.getSimpleName() + " " + name));
+    }
+
+    public static V1Container container(List<V1Container> containers, String name) {
+        return only(containers, c -> name.equals(c.getName()), "container " + name);
+    }
+
+    private static V1EnvVar env(V1Container container, String name) {
+        return only(container.getEnv(), e -> name.equals(e.getName()), "variable " + name + " in container " + container.getName());
+    }
+
+    private static V1ServicePort port(V1Service service, String name) {
+        return only(service.getSpec().getPorts(), p -> name.equals(p.getName()), "port " + name + " in Service " + service.getMetadata().getName());
+    }
+
+    private static <T> T only(List<T> items, Predicate<T> match, String what) {
+        return (items == null ? List.<T>of() : items).stream().filter(match).findFirst()
+                .orElseThrow(() -> new IllegalStateException("the manifests have no " + what));
+    }
+
+    /** ConfigMap data must be text; the measurements and their base64 signature are. */
+    private static String utf8(byte[] bytes, String what) {
+        try {
+            return StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(bytes)).toString();
+        } catch (CharacterCodingException e) {
+            throw new IllegalArgumentException(what + " is not UTF-8 text", e);
+        }
+    }
+}

@@ -1,0 +1,76 @@
+package dev.sextant.clusterservices;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import io.kubernetes.client.common.KubernetesObject;
+import io.kubernetes.client.openapi.models.V1Role;
+import io.kubernetes.client.openapi.models.V1RoleBinding;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+
+@DisplayName("RBAC: the join service may do what join-api does, nothing more; the KMS may do nothing")
+class RbacTest {
+    private static final Path JOIN_API_SOURCES = Path.of("../join-api/src/main/java");
+    /** client-java's CoreV1Api method verbs → Kubernetes RBAC verbs. */
+    private static final Map<String, String> VERBS = Map.of("create", "create", "read", "get", "list", "list",
+            "replace", "update", "patch", "patch", "delete", "delete");
+    private static final Pattern CALL = Pattern.compile("\\bapi\\.(create|read|list|replace|patch|delete)Namespaced(\\w+?)\\(");
+
+    private final java.util.List<KubernetesObject> rendered = ClusterServices.render(TestServices.fixed());
+
+    @Test
+    @DisplayName("the Role grants exactly the verbs on exactly the resources join-api's code calls")
+    void roleMatchesTheCallsInJoinApi() throws IOException {
+        assumeTrue(Files.isDirectory(JOIN_API_SOURCES), "join-api sources not beside this module");
+        Map<String, Set<String>> used = new TreeMap<>();
+        try (Stream<Path> files = Files.walk(JOIN_API_SOURCES)) {
+            for (Path f : files.filter(p -> p.toString().endsWith(".java")).toList()) {
+                Matcher m = CALL.matcher(Files.readString(f));
+                while (m.find()) {
+                    String resource = m.group(2).toLowerCase(Locale.ROOT) + "s";
+                    used.computeIfAbsent(resource, r -> new TreeSet<>()).add(VERBS.get(m.group(1)));
+                }
+            }
+        }
+        assertEquals(Map.of("configmaps", Set.of("create", "get"), "secrets", Set.of("create")), used,
+                "join-api's Kubernetes calls changed: update join-service-role.yaml and this expectation together");
+        assertEquals(used, granted());
+    }
+
+    @Test
+    @DisplayName("the Role is namespaced to kube-system and bound only to the join service's account")
+    void roleIsBoundToTheJoinServiceOnly() {
+        V1Role role = ClusterServices.find(rendered, V1Role.class, "sextant-join-service");
+        assertEquals("kube-system", role.getMetadata().getNamespace());
+        V1RoleBinding binding = ClusterServices.find(rendered, V1RoleBinding.class, "sextant-join-service");
+        assertEquals("sextant-join-service", binding.getRoleRef().getName());
+        assertEquals(1, binding.getSubjects().size());
+        assertEquals("sextant-join-service", binding.getSubjects().get(0).getName());
+        assertFalse(rendered.stream().anyMatch(o -> o instanceof V1RoleBinding b
+                && b.getSubjects().stream().anyMatch(s -> "sextant-kms".equals(s.getName()))), "nothing is bound to the KMS");
+    }
+
+    private Map<String, Set<String>> granted() {
+        Map<String, Set<String>> granted = new TreeMap<>();
+        ClusterServices.find(rendered, V1Role.class, "sextant-join-service").getRules().forEach(rule -> {
+            assertEquals(java.util.List.of(""), rule.getApiGroups());
+            assertTrue(rule.getResourceNames() == null || rule.getResourceNames().isEmpty(), "no name restriction to hide a broader grant");
+            rule.getResources().forEach(r -> granted.computeIfAbsent(r, x -> new TreeSet<>()).addAll(rule.getVerbs()));
+        });
+        return granted;
+    }
+}

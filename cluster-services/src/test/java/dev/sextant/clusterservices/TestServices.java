@@ -1,0 +1,77 @@
+package dev.sextant.clusterservices;
+
+import dev.sextant.attestation.policy.MeasurementsFile;
+import java.io.IOException;
+import java.io.StringWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.GeneralSecurityException;
+import java.security.KeyPair;
+import java.security.KeyPairGenerator;
+import org.bouncycastle.openssl.jcajce.JcaPEMWriter;
+
+/**
+ * A cluster's services configuration for tests: a fresh Ed25519 measurements key, measurements
+ * files signed with it, and fixed stand-ins for the EK CA and the secrets.
+ */
+public final class TestServices {
+    public static final String JOIN_IMAGE = "127.0.0.1:5000/sextant/join-service:1.0";
+    public static final String KMS_IMAGE = "127.0.0.1:5000/sextant/kms:1.0";
+
+    private final KeyPair measurementsKey;
+    private final Path dir;
+
+    public TestServices(Path dir) throws GeneralSecurityException {
+        this.dir = dir;
+        this.measurementsKey = KeyPairGenerator.getInstance("Ed25519").generateKeyPair();
+    }
+
+    public String publicKeyPem() throws IOException {
+        return pem(measurementsKey.getPublic());
+    }
+
+    /** measurements.json (PCR 4 = the given byte repeated) and its .sig, signed with the cluster's key. */
+    public Path signedMeasurements(String name, int pcr4Fill) throws Exception {
+        Path file = dir.resolve(name);
+        Files.writeString(file, measurementsJson(pcr4Fill));
+        MeasurementsFile.sign(file, pem(measurementsKey.getPrivate()));
+        return file;
+    }
+
+    public ServicesConfig config() throws Exception {
+        Path measurements = signedMeasurements("initial-measurements.json", 0x11);
+        return new ServicesConfig(JOIN_IMAGE, KMS_IMAGE, Files.readAllBytes(measurements),
+                Files.readAllBytes(MeasurementsFile.signatureFile(measurements)), publicKeyPem(),
+                "-----BEGIN CERTIFICATE-----\nTEST-EK-CA\n-----END CERTIFICATE-----\n",
+                bytes(32, 0x42), bytes(32, 0x43), bytes(32, 0x44), "10.0.0.1:6443", ServicesConfig.DEFAULT_JOIN_NODE_PORT);
+    }
+
+    /** Fixed values throughout, for the golden rendering. */
+    public static ServicesConfig fixed() {
+        return new ServicesConfig(JOIN_IMAGE, KMS_IMAGE, measurementsJson(0x11).getBytes(StandardCharsets.UTF_8),
+                "c2lnbmF0dXJl\n".getBytes(StandardCharsets.UTF_8),
+                "-----BEGIN PUBLIC KEY-----\nTEST-MEASUREMENTS-KEY\n-----END PUBLIC KEY-----\n",
+                "-----BEGIN CERTIFICATE-----\nTEST-EK-CA\n-----END CERTIFICATE-----\n",
+                bytes(32, 0x42), bytes(32, 0x43), bytes(32, 0x44), "10.0.0.1:6443", ServicesConfig.DEFAULT_JOIN_NODE_PORT);
+    }
+
+    public static String measurementsJson(int pcr4Fill) {
+        String hex = String.format("%02x", pcr4Fill).repeat(32);
+        return "{\"variant\":\"qemu-vtpm\",\"measurements\":{\"4\":{\"expected\":\"" + hex + "\",\"warnOnly\":false}}}\n";
+    }
+
+    static byte[] bytes(int n, int fill) {
+        byte[] b = new byte[n];
+        java.util.Arrays.fill(b, (byte) fill);
+        return b;
+    }
+
+    private static String pem(Object o) throws IOException {
+        StringWriter out = new StringWriter();
+        try (JcaPEMWriter w = new JcaPEMWriter(out)) {
+            w.writeObject(o);
+        }
+        return out.toString();
+    }
+}

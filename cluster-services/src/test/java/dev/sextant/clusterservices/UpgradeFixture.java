@@ -1,0 +1,44 @@
+package dev.sextant.clusterservices;
+
+import io.kubernetes.client.openapi.ApiException;
+import io.kubernetes.client.openapi.apis.AppsV1Api;
+import io.kubernetes.client.openapi.apis.CoreV1Api;
+import io.kubernetes.client.openapi.models.V1PodSpec;
+import java.nio.file.Path;
+import java.util.Map;
+
+/**
+ * A cluster whose services were applied and rolled out (version 1.0 images, initial measurements),
+ * on the API double: the starting point of every upgrade test.
+ */
+public final class UpgradeFixture implements AutoCloseable {
+    public final KubeApiDouble kube = new KubeApiDouble();
+    public final DaemonSetController controller = new DaemonSetController(kube.client());
+    public final TestServices services;
+    public final ServicesConfig config;
+
+    public UpgradeFixture(Path dir) throws Exception {
+        services = new TestServices(dir);
+        config = services.config();
+        ClusterServicesApplier.apply(kube.client(), ClusterServices.render(config));
+        controller.rolledOut(ClusterServices.JOIN_DAEMONSET);
+        controller.rolledOut(ClusterServices.KMS_DAEMONSET);
+    }
+
+    public String image(String daemonSet) throws ApiException {
+        return pod(daemonSet).getContainers().get(0).getImage();
+    }
+
+    public V1PodSpec pod(String daemonSet) throws ApiException {
+        return new AppsV1Api(kube.client()).readNamespacedDaemonSet(daemonSet, "kube-system").execute().getSpec().getTemplate().getSpec();
+    }
+
+    public Map<String, String> joinConfig() throws ApiException {
+        return new CoreV1Api(kube.client()).readNamespacedConfigMap("join-config", "kube-system").execute().getData();
+    }
+
+    @Override
+    public void close() {
+        kube.close();
+    }
+}

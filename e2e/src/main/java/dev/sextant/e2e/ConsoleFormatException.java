@@ -1,8 +1,0 @@
-package dev.sextant.e2e;
-
-/** A node's console report is missing or malformed. */
-public final class ConsoleFormatException extends Exception {
-    public ConsoleFormatException(String message) {
-        super(message);
-    }
-}

@@ -1,0 +1,298 @@
+package dev.sextant.e2e.k3s;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.github.dockerjava.api.DockerClient;
+import com.github.dockerjava.api.exception.NotFoundException;
+import com.google.protobuf.ByteString;
+import dev.sextant.atls.AtlsContexts;
+import dev.sextant.attestation.policy.MeasurementsFile;
+import dev.sextant.attestation.testkit.SoftwareTpmAttester;
+import dev.sextant.attestation.testkit.SoftwareTpmOptions;
+import dev.sextant.attestation.testkit.TestPki;
+import dev.sextant.clusterservices.ClusterServices;
+import dev.sextant.clusterservices.ClusterServicesApplier;
+import dev.sextant.clusterservices.ServicesConfig;
+import dev.sextant.clusterservices.upgrade.ServicesUpgrade;
+import dev.sextant.clusterservices.upgrade.Sleeper;
+import dev.sextant.clusterservices.upgrade.UpgradeOutcome;
+import dev.sextant.clusterservices.upgrade.UpgradeRequest;
+import dev.sextant.proto.v1.IssueJoinTicketRequest;
+import dev.sextant.proto.v1.IssueJoinTicketResponse;
+import dev.sextant.proto.v1.JoinServiceGrpc;
+import io.grpc.ManagedChannel;
+import io.grpc.netty.NettyChannelBuilder;
+import io.kubernetes.client.openapi.ApiClient;
+import io.kubernetes.client.openapi.apis.AppsV1Api;
+import io.kubernetes.client.openapi.apis.AuthenticationV1Api;
+import io.kubernetes.client.openapi.apis.CoreV1Api;
+import io.kubernetes.client.openapi.models.V1Secret;
+import io.kubernetes.client.openapi.models.V1TokenReview;
+import io.kubernetes.client.openapi.models.V1TokenReviewSpec;
+import io.kubernetes.client.openapi.models.V1TokenReviewStatus;
+import io.kubernetes.client.util.Config;
+import java.io.InputStream;
+import java.io.StringReader;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.security.KeyPair;
+import java.security.KeyPairGenerator;
+import java.security.SecureRandom;
+import java.security.spec.ECGenParameterSpec;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import org.bouncycastle.asn1.x500.X500Name;
+import org.bouncycastle.openssl.jcajce.JcaPEMWriter;
+import org.bouncycastle.operator.jcajce.JcaContentSignerBuilder;
+import org.bouncycastle.pkcs.jcajce.JcaPKCS10CertificationRequestBuilder;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.io.TempDir;
+import org.testcontainers.DockerClientFactory;
+import org.testcontainers.k3s.K3sContainer;
+import org.testcontainers.utility.DockerImageName;
+import org.testcontainers.utility.MountableFile;
+
+/**
+ * The KMS and join service on a real k3s (Testcontainers): the manifests applied through the API,
+ * an attested client (software TPM) joining through the NodePort, its bootstrap token Secret checked
+ * and authenticated by the API server, then an upgrade to a broken image that must roll back.
+ *
+ * <p>Runs only where a k3s image exists: name it with {@code -Dsextant.k3s.image} or
+ * {@code SEXTANT_K3S_IMAGE} (e.g. {@code rancher/k3s:v1.31.4-k3s1}), present in the local Docker or
+ * pullable. The Sextant images are taken from the local Docker ({@code -Dsextant.k3s.join-image},
+ * {@code -Dsextant.k3s.kms-image}, default the Jib names {@code sextant/join-service:0.1.0-SNAPSHOT}
+ * and {@code sextant/kms:0.1.0-SNAPSHOT}: {@code mvn -pl join-api,kms jib:dockerBuild}) and loaded
+ * into k3s's containerd. Without them the test is skipped with the reason. Offline, also set
+ * {@code TESTCONTAINERS_RYUK_DISABLED=true} (java-stack.md §5: Ryuk's image cannot be pulled).
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+@DisplayName("k3s end-to-end: cluster services applied, an attested node joins through the NodePort, a broken upgrade rolls back")
+class K3sClusterServicesTest {
+    private static final int JOIN_NODE_PORT = 30090;
+
+    @TempDir
+    Path dir;
+
+    private K3sContainer k3s;
+    private ApiClient admin;
+    private final TestPki ekCa = new TestPki("sextant-k3s-e2e-ek-ca");
+    private final SoftwareTpmAttester node = new SoftwareTpmAttester(ekCa, SoftwareTpmOptions.defaults());
+    private String joinImage;
+    private String kmsImage;
+
+    /** Why this environment cannot run the test, or null when it can. */
+    private String skipReason;
+
+    @BeforeAll
+    void startK3s() throws Exception {
+        try {
+            skipReason = unavailable();
+        } catch (RuntimeException e) {
+            // Testcontainers/docker-java failing while only probing: this machine cannot run the test.
+            skipReason = "Docker is not usable for Testcontainers: " + e.getMessage();
+        }
+        if (skipReason != null) {
+            System.out.println("K3sClusterServicesTest skipped: " + skipReason);
+            return;
+        }
+        DockerClient docker = DockerClientFactory.instance().client();
+        k3s = new K3sContainer(DockerImageName.parse(setting("sextant.k3s.image", "SEXTANT_K3S_IMAGE", null))
+                .asCompatibleSubstituteFor("rancher/k3s"));
+        k3s.addExposedPorts(JOIN_NODE_PORT);
+        k3s.start();
+        for (String sextantImage : new String[] {joinImage, kmsImage}) {
+            loadIntoK3s(docker, sextantImage);
+        }
+        admin = Config.fromConfig(new StringReader(k3s.getKubeConfigYaml()));
+    }
+
+    /** Each test reports itself skipped, with the reason, rather than the class vanishing from the counts. */
+    @BeforeEach
+    void requireK3s() {
+        Assumptions.assumeTrue(skipReason == null, skipReason);
+    }
+
+    private String unavailable() {
+        String image = setting("sextant.k3s.image", "SEXTANT_K3S_IMAGE", null);
+        if (image == null) {
+            return "no k3s image named: set -Dsextant.k3s.image or SEXTANT_K3S_IMAGE (none is pullable on the project's machines)";
+        }
+        if (!DockerClientFactory.instance().isDockerAvailable()) {
+            return "no Docker daemon reachable for Testcontainers (k3s image " + image + ")";
+        }
+        DockerClient docker = DockerClientFactory.instance().client();
+        if (!presentOrPulled(docker, image)) {
+            return "k3s image " + image + " is neither in the local Docker nor pullable";
+        }
+        joinImage = setting("sextant.k3s.join-image", "SEXTANT_K3S_JOIN_IMAGE", "sextant/join-service:0.1.0-SNAPSHOT");
+        kmsImage = setting("sextant.k3s.kms-image", "SEXTANT_K3S_KMS_IMAGE", "sextant/kms:0.1.0-SNAPSHOT");
+        for (String sextantImage : new String[] {joinImage, kmsImage}) {
+            if (!present(docker, sextantImage)) {
+                return "Sextant image " + sextantImage + " is not in the local Docker"
+                        + " (build it: mvn -pl join-api,kms jib:dockerBuild, or docker load the Jib tar)";
+            }
+        }
+        return null;
+    }
+
+    @AfterAll
+    void stopK3s() {
+        if (k3s != null) {
+            k3s.stop();
+        }
+    }
+
+    @Test
+    @Order(1)
+    @DisplayName("the rendered services apply, both DaemonSets become available, and a re-apply changes nothing")
+    void servicesComeUp() throws Exception {
+        ClusterServicesApplier.ApplyResult first = ClusterServicesApplier.apply(admin, ClusterServices.render(config(joinImage, kmsImage)));
+        assertEquals(first.objects().size(), first.count(ClusterServicesApplier.Action.CREATED));
+        UpgradeOutcome rollout = upgrade().upgrade(new UpgradeRequest(joinImage, kmsImage, Optional.empty(), Duration.ofMinutes(4), false));
+        assertEquals(UpgradeOutcome.Result.SUCCEEDED, rollout.result(), rollout.message());
+
+        ClusterServicesApplier.ApplyResult again = ClusterServicesApplier.apply(admin, ClusterServices.render(config(joinImage, kmsImage)));
+        assertEquals(again.objects().size(), again.count(ClusterServicesApplier.Action.UNCHANGED));
+    }
+
+    @Test
+    @Order(2)
+    @DisplayName("an attested node joins through the NodePort; its bootstrap token Secret exists and the API server accepts the token")
+    void attestedNodeJoins() throws Exception {
+        ManagedChannel channel = NettyChannelBuilder.forAddress(k3s.getHost(), k3s.getMappedPort(JOIN_NODE_PORT))
+                .sslContext(AtlsContexts.client(node, null)).build();
+        IssueJoinTicketResponse ticket;
+        try {
+            ticket = JoinServiceGrpc.newBlockingStub(channel).withDeadlineAfter(60, TimeUnit.SECONDS)
+                    .issueJoinTicket(IssueJoinTicketRequest.newBuilder().setDiskUuid(UUID.randomUUID().toString())
+                            .setNodeName("worker-e2e").setKubeletCsr(ByteString.copyFrom(kubeletCsr("worker-e2e"))).build());
+        } finally {
+            channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+        }
+        assertEquals(32, ticket.getStateDiskKey().size());
+        String token = ticket.getBootstrapToken();
+        assertTrue(token.matches("[a-z0-9]{6}\\.[a-z0-9]{16}"), token);
+
+        V1Secret secret = new CoreV1Api(admin).readNamespacedSecret("bootstrap-token-" + token.substring(0, 6), "kube-system").execute();
+        assertEquals("bootstrap.kubernetes.io/token", secret.getType());
+        V1TokenReviewStatus review = new AuthenticationV1Api(admin).createTokenReview(new V1TokenReview()
+                .apiVersion("authentication.k8s.io/v1").kind("TokenReview").spec(new V1TokenReviewSpec().token(token)))
+                .execute().getStatus();
+        assertTrue(Boolean.TRUE.equals(review.getAuthenticated()), "the API server refused the bootstrap token: " + review.getError());
+        assertEquals("system:bootstrap:" + token.substring(0, 6), review.getUser().getUsername());
+    }
+
+    @Test
+    @Order(3)
+    @DisplayName("an upgrade to a join service image that cannot run times out and rolls back to the working images")
+    void brokenUpgradeRollsBack() throws Exception {
+        String broken = "sextant/join-service:does-not-exist";
+        UpgradeOutcome outcome = upgrade().upgrade(new UpgradeRequest(broken, kmsImage, Optional.empty(), Duration.ofSeconds(90), false));
+
+        assertEquals(UpgradeOutcome.Result.ROLLED_BACK, outcome.result(), outcome.message());
+        assertTrue(outcome.message().contains("sextant-join-service"), outcome.message());
+        String now = new AppsV1Api(admin).readNamespacedDaemonSet(ClusterServices.JOIN_DAEMONSET, "kube-system").execute()
+                .getSpec().getTemplate().getSpec().getContainers().get(0).getImage();
+        assertEquals(joinImage, now);
+        UpgradeOutcome settled = upgrade().upgrade(new UpgradeRequest(joinImage, kmsImage, Optional.empty(), Duration.ofMinutes(4), false));
+        assertEquals(UpgradeOutcome.Result.SUCCEEDED, settled.result(), "the rolled-back services run again: " + settled.message());
+    }
+
+    private ServicesUpgrade upgrade() {
+        return new ServicesUpgrade(admin, Clock.systemUTC(), Sleeper.REAL, Duration.ofSeconds(2));
+    }
+
+    private ServicesConfig config(String join, String kms) throws Exception {
+        KeyPair signing = KeyPairGenerator.getInstance("Ed25519").generateKeyPair();
+        Path measurements = dir.resolve("measurements.json");
+        if (!Files.exists(measurements)) {
+            Files.write(measurements, node.measurements().toJson());
+            MeasurementsFile.sign(measurements, pem(signing.getPrivate()));
+            Files.writeString(dir.resolve("measurements.pub"), pem(signing.getPublic()));
+            Files.write(dir.resolve("mastersecret"), random(32));
+            Files.write(dir.resolve("salt"), random(32));
+            Files.write(dir.resolve("measurementSalt"), random(32));
+        }
+        return new ServicesConfig(join, kms, Files.readAllBytes(measurements),
+                Files.readAllBytes(MeasurementsFile.signatureFile(measurements)), Files.readString(dir.resolve("measurements.pub")),
+                pem(ekCa.caCertificate()), Files.readAllBytes(dir.resolve("mastersecret")), Files.readAllBytes(dir.resolve("salt")),
+                Files.readAllBytes(dir.resolve("measurementSalt")), k3s.getHost() + ":" + k3s.getMappedPort(6443), JOIN_NODE_PORT);
+    }
+
+    private void loadIntoK3s(DockerClient docker, String image) throws Exception {
+        Path tar = dir.resolve(image.replaceAll("[^A-Za-z0-9.]", "_") + ".tar");
+        try (InputStream in = docker.saveImageCmd(image).exec()) {
+            Files.copy(in, tar, StandardCopyOption.REPLACE_EXISTING);
+        }
+        k3s.copyFileToContainer(MountableFile.forHostPath(tar), "/tmp/" + tar.getFileName());
+        var result = k3s.execInContainer("ctr", "-n", "k8s.io", "images", "import", "/tmp/" + tar.getFileName());
+        assertEquals(0, result.getExitCode(), "ctr images import " + image + ": " + result.getStderr());
+    }
+
+    private static boolean presentOrPulled(DockerClient docker, String image) {
+        if (present(docker, image)) {
+            return true;
+        }
+        try {
+            // Bounded: an unreachable registry otherwise retries for minutes (java-stack.md §5).
+            return docker.pullImageCmd(image).start().awaitCompletion(3, TimeUnit.MINUTES) && present(docker, image);
+        } catch (Exception e) {
+            return false;
+        }
+    }
+
+    private static boolean present(DockerClient docker, String image) {
+        try {
+            docker.inspectImageCmd(image).exec();
+            return true;
+        } catch (NotFoundException e) {
+            return false;
+        }
+    }
+
+    private static String setting(String property, String env, String fallback) {
+        String v = System.getProperty(property);
+        if (v == null || v.isBlank()) {
+            v = System.getenv(env);
+        }
+        return v == null || v.isBlank() ? fallback : v;
+    }
+
+    private static byte[] kubeletCsr(String nodeName) throws Exception {
+        KeyPairGenerator g = KeyPairGenerator.getInstance("EC");
+        g.initialize(new ECGenParameterSpec("secp256r1"));
+        KeyPair key = g.generateKeyPair();
+        return new JcaPKCS10CertificationRequestBuilder(new X500Name("CN=system:node:" + nodeName + ",O=system:nodes"), key.getPublic())
+                .build(new JcaContentSignerBuilder("SHA256withECDSA").build(key.getPrivate())).getEncoded();
+    }
+
+    private static byte[] random(int n) {
+        byte[] b = new byte[n];
+        new SecureRandom().nextBytes(b);
+        return b;
+    }
+
+    private static String pem(Object o) throws Exception {
+        StringWriter out = new StringWriter();
+        try (JcaPEMWriter w = new JcaPEMWriter(out)) {
+            w.writeObject(o);
+        }
+        return out.toString();
+    }
+}

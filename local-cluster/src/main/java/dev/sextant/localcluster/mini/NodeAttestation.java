@@ -1,0 +1,53 @@
+package dev.sextant.localcluster.mini;
+
+import dev.sextant.attestation.policy.Measurements;
+import dev.sextant.attestation.verify.AkTrust;
+import dev.sextant.attestation.verify.DocumentVerifier;
+import dev.sextant.attestation.verify.VerifierPolicy;
+import dev.sextant.localcluster.verify.AtlsProbe;
+import java.io.IOException;
+import java.security.SecureRandom;
+import java.security.cert.X509Certificate;
+import java.util.List;
+import java.util.Optional;
+import java.util.stream.Collectors;
+
+/**
+ * Verifies a mini node as {@code sextant verify} does: an attested TLS handshake with the node's
+ * bootstrapper port, its quote checked against {@code measurements} with the AK chained to the
+ * mini EK CA.
+ */
+final class NodeAttestation {
+    private final Measurements measurements;
+    private final AtlsProbe probe;
+    private final SecureRandom random = new SecureRandom();
+
+    NodeAttestation(Measurements measurements, X509Certificate ekCa) {
+        this.measurements = measurements;
+        this.probe = new AtlsProbe(new DocumentVerifier(new VerifierPolicy(measurements, AkTrust.ekCa(List.of(ekCa)))));
+    }
+
+    /** One handshake with 127.0.0.1:{@code hostPort}; empty while the node's server is not up. */
+    Optional<AtlsProbe.Outcome> once(int hostPort) throws IOException {
+        byte[] nonce = new byte[32];
+        random.nextBytes(nonce);
+        return probe.once(hostPort, nonce);
+    }
+
+    /** "PCR 4 9 11 12 13 15": the PCRs the policy checked, all equal to their expected values. */
+    String verifiedPcrs() {
+        return "PCR " + measurements.measurements().keySet().stream().map(String::valueOf)
+                .collect(Collectors.joining(" "));
+    }
+
+    /** A verification outcome as one summary cell. */
+    String describe(Optional<AtlsProbe.Outcome> outcome) {
+        if (outcome.isEmpty()) {
+            return "no answer on the aTLS port";
+        }
+        if (outcome.get().accepted().isPresent()) {
+            return verifiedPcrs();
+        }
+        return "REJECTED: " + outcome.get().rejected().map(r -> r.reason() + ": " + r.getMessage()).orElse("?");
+    }
+}

@@ -1,0 +1,53 @@
+package dev.sextant.localcluster.mini;
+
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * The systemd credentials a mini node boots with (QEMU passes them as SMBIOS type 11 strings, so
+ * they stay off the measured kernel command line and PCR 12 stays zero): its name, on the control
+ * plane the init secret's salted hash, on a worker where the join service is.
+ */
+public final class NodeCredentials {
+    public static final String NODE_NAME = "sextant.node-name";
+    public static final String INIT_SECRET_HASH = "sextant.init-secret-hash";
+    public static final String JOIN_ENDPOINTS = "sextant.join-endpoints";
+    /** QEMU's user network: the guest reaches the host's loopback at this address. */
+    public static final String HOST_FROM_GUEST = "10.0.2.2";
+
+    private NodeCredentials() {
+    }
+
+    public static Map<String, String> controlPlane(String name, byte[] initSecret, byte[] salt) {
+        Map<String, String> credentials = new LinkedHashMap<>();
+        credentials.put(NODE_NAME, name);
+        credentials.put(INIT_SECRET_HASH, initSecretHash(salt, initSecret));
+        return credentials;
+    }
+
+    /** {@code joinHostPort}: the host port forwarded to the control plane's join service. */
+    public static Map<String, String> worker(String name, int joinHostPort) {
+        Map<String, String> credentials = new LinkedHashMap<>();
+        credentials.put(NODE_NAME, name);
+        credentials.put(JOIN_ENDPOINTS, HOST_FROM_GUEST + ":" + joinHostPort);
+        return credentials;
+    }
+
+    /**
+     * The node's format (node-boot's InitSecretHash): "sha256:SALT_HEX:DIGEST_HEX" with
+     * DIGEST = SHA-256(SALT || secret). Only the hash reaches the node; the secret stays with the operator.
+     */
+    static String initSecretHash(byte[] salt, byte[] secret) {
+        try {
+            MessageDigest sha256 = MessageDigest.getInstance("SHA-256");
+            sha256.update(salt);
+            sha256.update(secret);
+            return "sha256:" + HexFormat.of().formatHex(salt) + ":" + HexFormat.of().formatHex(sha256.digest());
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("the JDK has no SHA-256", e);
+        }
+    }
+}

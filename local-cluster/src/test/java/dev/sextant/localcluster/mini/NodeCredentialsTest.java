@@ -1,0 +1,38 @@
+package dev.sextant.localcluster.mini;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+
+@DisplayName("The credentials a mini node boots with")
+class NodeCredentialsTest {
+    private final byte[] salt = HexFormat.of().parseHex("00112233445566778899aabbccddeeff");
+    private final byte[] secret = "s3cret".getBytes(StandardCharsets.UTF_8);
+
+    @Test
+    @DisplayName("give the control plane its name and the init secret's salted hash, never the secret")
+    void controlPlane() throws Exception {
+        Map<String, String> credentials = NodeCredentials.controlPlane("control-plane-0", secret, salt);
+        assertEquals(List.of("sextant.node-name", "sextant.init-secret-hash"), List.copyOf(credentials.keySet()));
+        assertEquals("control-plane-0", credentials.get("sextant.node-name"));
+        MessageDigest sha256 = MessageDigest.getInstance("SHA-256");
+        sha256.update(salt);
+        String digest = HexFormat.of().formatHex(sha256.digest(secret));
+        assertEquals("sha256:00112233445566778899aabbccddeeff:" + digest, credentials.get("sextant.init-secret-hash"));
+        assertFalse(credentials.values().stream().anyMatch(v -> v.contains("s3cret")));
+    }
+
+    @Test
+    @DisplayName("give a worker its name and the control plane's join service as the guest sees the host")
+    void worker() {
+        assertEquals(Map.of("sextant.node-name", "worker-1", "sextant.join-endpoints", "10.0.2.2:41234"),
+                NodeCredentials.worker("worker-1", 41234));
+    }
+}

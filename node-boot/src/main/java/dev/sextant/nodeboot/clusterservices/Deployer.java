@@ -1,0 +1,12 @@
+package dev.sextant.nodeboot.clusterservices;
+
+/**
+ * Brings up the cluster's own services (KMS, join service) on the first control-plane node at
+ * init: as Kubernetes workloads when Kubernetes runs ({@link KubernetesServices}), as services of
+ * the node itself when it does not ({@link NodeLocalServices}: an image without k3s still admits
+ * attested workers).
+ */
+public interface Deployer {
+    /** Deploys them; returns one line for the operator's progress view. */
+    String deploy(ServicesInput input) throws ClusterServicesException, InterruptedException;
+}

@@ -1,0 +1,195 @@
+package dev.sextant.nodeboot.gossip;
+
+import org.jgroups.Address;
+import org.jgroups.BytesMessage;
+import org.jgroups.JChannel;
+import org.jgroups.Message;
+import org.jgroups.Receiver;
+import org.jgroups.View;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+import java.util.SortedSet;
+import java.util.TreeSet;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+
+/**
+ * This node's membership in the discovery group: publishes its own records, keeps everyone
+ * else's in a {@link RecordTable}, and reports each change of the resolved set. JGroups provides
+ * membership, failure detection, reliable multicast, partition merging and the sealed transport;
+ * this class only decides what a record is and whose it is (the sender's, as JGroups saw it).
+ *
+ * <p>Every view change makes every member re-announce its own entry (a newcomer learns everything,
+ * a healed partition re-merges), again once the view has settled, and periodically after that.
+ */
+public final class GossipNode implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(GossipNode.class);
+    static final String GROUP = "sextant-discovery";
+    private static final long[] SETTLE_DELAYS_MS = {1000, 3000};
+
+    /**
+     * @param nodeName        the node's name (JGroups' logical name, for logs)
+     * @param domain          discovery domain, e.g. {@code internal.demo}; records outside it are refused
+     * @param failureTimeout  how long a silent member stays in the group (its records with it)
+     * @param reannounce      period of the idempotent re-announce
+     */
+    public record Config(String nodeName, InetAddress bind, int port, List<InetSocketAddress> seeds, String domain,
+                         Duration failureTimeout, Duration reannounce) {
+        public Config {
+            seeds = List.copyOf(seeds);
+        }
+    }
+
+    private final Config config;
+    private final JChannel channel;
+    private final RecordCodec codec;
+    private final RecordTable<Address> table = new RecordTable<>();
+    private final ScheduledExecutorService worker;
+    private final Consumer<SortedSet<EndpointRecord>> onChange;
+    private final Object publishLock = new Object();
+    private long version;
+    private Set<EndpointRecord> own = Set.of();
+    private SortedSet<EndpointRecord> lastReported = new TreeSet<>();
+
+    private GossipNode(Config config, byte[] groupKey, Consumer<SortedSet<EndpointRecord>> onChange) throws Exception {
+        this.config = config;
+        this.codec = new RecordCodec(config.domain());
+        this.onChange = onChange;
+        this.worker = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "discovery-" + config.nodeName());
+            t.setDaemon(true);
+            return t;
+        });
+        this.channel = new JChannel(DiscoveryStack.build(config.bind(), config.port(), config.seeds(), groupKey,
+                config.failureTimeout()));
+        channel.name(config.nodeName());
+        channel.setReceiver(new Listener());
+    }
+
+    /** Joins (or founds) the group; returns once this node is a member. */
+    public static GossipNode start(Config config, byte[] groupKey, Consumer<SortedSet<EndpointRecord>> onChange) throws Exception {
+        GossipNode node = new GossipNode(config, groupKey, onChange);
+        node.channel.connect(GROUP);
+        long period = config.reannounce().toMillis();
+        node.worker.scheduleAtFixedRate(node::announce, period, period, TimeUnit.MILLISECONDS);
+        LOG.info("Discovery: joined as {} on {}:{}, {} member(s)", config.nodeName(), config.bind().getHostAddress(),
+                config.port(), node.channel.getView().size());
+        return node;
+    }
+
+    /** Replaces this node's records (all of them: an empty set withdraws everything it published). */
+    public void publish(Set<EndpointRecord> records) {
+        for (EndpointRecord r : records) {
+            if (!r.inDomain(config.domain())) {
+                throw new IllegalArgumentException("record " + r.name() + " lies outside " + config.domain());
+            }
+        }
+        synchronized (publishLock) {
+            version++;
+            own = Set.copyOf(records);
+            table.offer(channel.getAddress(), version, own);
+        }
+        worker.execute(() -> {
+            announce();
+            report();
+        });
+    }
+
+    /** Every live record, this node's included. */
+    public SortedSet<EndpointRecord> records() {
+        return table.records();
+    }
+
+    public int members() {
+        View view = channel.getView();
+        return view == null ? 0 : view.size();
+    }
+
+    private void announce() {
+        byte[] payload;
+        synchronized (publishLock) {
+            if (version == 0) {
+                return;
+            }
+            payload = codec.encode(version, own);
+        }
+        try {
+            channel.send(new BytesMessage(null, payload));
+        } catch (Exception e) {
+            LOG.warn("Discovery: announcing own records failed, retried in {} s: {}",
+                    config.reannounce().toSeconds(), e.toString());
+        }
+    }
+
+    private void report() {
+        SortedSet<EndpointRecord> now = table.records();
+        if (!now.equals(lastReported)) {
+            lastReported = now;
+            try {
+                onChange.accept(now);
+            } catch (RuntimeException e) {
+                LOG.warn("Discovery: change listener failed: {}", e.toString());
+            }
+        }
+    }
+
+    private final class Listener implements Receiver {
+        @Override
+        public void viewAccepted(View view) {
+            // Synchronously, so an announcement from a member of this view is never refused as a stranger's.
+            table.retainMembers(view.getMembers());
+            synchronized (publishLock) {
+                if (version > 0) {
+                    table.offer(channel.getAddress(), version, own);
+                }
+            }
+            LOG.info("Discovery: view {} with {} member(s)", view.getViewId(), view.size());
+            if (worker.isShutdown()) {
+                return;
+            }
+            worker.execute(() -> {
+                announce();
+                report();
+            });
+            // Members install a new view (a merge above all) at slightly different times, and a member drops
+            // messages from a sender it does not yet count as a member. Repeating the (idempotent)
+            // announcement once the view has settled everywhere keeps a healed partition from waiting
+            // for the periodic re-announce.
+            for (long delay : SETTLE_DELAYS_MS) {
+                worker.schedule(GossipNode.this::announce, delay, TimeUnit.MILLISECONDS);
+            }
+        }
+
+        @Override
+        public void receive(Message msg) {
+            Address sender = msg.getSrc();
+            if (sender == null || sender.equals(channel.getAddress())) {
+                return;
+            }
+            try {
+                RecordCodec.Announcement a = codec.decode(msg.getArray() == null ? new byte[0]
+                        : java.util.Arrays.copyOfRange(msg.getArray(), msg.getOffset(), msg.getOffset() + msg.getLength()));
+                if (table.offer(sender, a.version(), a.records()) && !worker.isShutdown()) {
+                    worker.execute(GossipNode.this::report);
+                }
+            } catch (IllegalArgumentException e) {
+                LOG.warn("Discovery: ignored an announcement from {}: {}", sender, e.getMessage());
+            }
+        }
+    }
+
+    /** Leaves the group (members drop this node's records at once) and stops the worker. */
+    @Override
+    public void close() {
+        channel.close();
+        worker.shutdownNow();
+    }
+}

@@ -1,0 +1,176 @@
+package dev.sextant.nodeboot.gossip;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Three discovery nodes, each a JVM in its own network namespace, plus one process that was never
+ * given the group key. The stated times: a record reaches every node within {@link #PROPAGATION};
+ * a departed node's records are gone within {@link #PROPAGATION}, a silent one's within
+ * {@link #EXPIRY}; a healed partition re-merges within {@link #HEAL}.
+ */
+@Tag("netns")
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+@DisplayName("Endpoint discovery between nodes in network namespaces")
+class DiscoveryNetnsTest {
+    static final Duration FAILURE_TIMEOUT = Duration.ofSeconds(5);
+    static final Duration PROPAGATION = Duration.ofSeconds(5);
+    static final Duration HEAL = Duration.ofSeconds(30);
+    /** Suspicion, verification and the new view each take part of a timeout; twice it is the bound. */
+    static final Duration EXPIRY = FAILURE_TIMEOUT.multipliedBy(2).plus(PROPAGATION);
+
+    private NetnsCluster cluster;
+    private List<NetnsCluster.Node> nodes;
+
+    @BeforeAll
+    void startThreeNodes(@TempDir Path dir) throws Exception {
+        String reason = NetnsCluster.unavailableReason();
+        if (reason != null) {
+            System.err.println("SKIPPED: " + reason);
+        }
+        Assumptions.assumeTrue(reason == null, reason);
+        cluster = new NetnsCluster(dir, 3, FAILURE_TIMEOUT);
+        long start = System.nanoTime();
+        for (int i = 0; i < 3; i++) {
+            cluster.start(i, own(i), cluster.groupKey);
+        }
+        nodes = List.copyOf(cluster.nodes);
+        long converged = NetnsCluster.await(Duration.ofSeconds(60), () -> nodes.stream().allMatch(n -> n.records.equals(expected(0, 1, 2))));
+        assertTrue(converged >= 0, () -> "3 nodes did not converge in 60 s:\n" + cluster.output(nodes.get(0)));
+        System.out.printf("FIGURE discovery: 3 nodes, JVM start to every node holding all records: %d ms%n",
+                (System.nanoTime() - start) / 1_000_000);
+    }
+
+    @AfterAll
+    void cleanUp() {
+        if (cluster != null) {
+            cluster.close();
+        }
+    }
+
+    private static String own(int i) {
+        String ip = NetnsCluster.ip(i);
+        return "api.internal.demo=" + ip + ":6443,node" + i + ".datastore.internal.demo=" + ip + ":2379";
+    }
+
+    private static Set<String> expected(int... indexes) {
+        Set<String> all = new TreeSet<>();
+        for (int i : indexes) {
+            all.addAll(List.of(own(i).split(",")));
+        }
+        return all;
+    }
+
+    @Test
+    @Order(1)
+    @DisplayName("records of three attested nodes reach every node and its /etc/hosts block (names grouped per address)")
+    void recordsReachEveryHostsFile() throws Exception {
+        for (NetnsCluster.Node node : nodes) {
+            String hosts = Files.readString(node.hostsFile);
+            assertTrue(hosts.startsWith("127.0.0.1\tlocalhost\n\n" + HostsFile.BEGIN + "\n"), hosts);
+            for (int i = 0; i < 3; i++) {
+                assertTrue(hosts.contains(NetnsCluster.ip(i) + "\tapi.internal.demo node" + i + ".datastore.internal.demo\n"), hosts);
+            }
+        }
+    }
+
+    @Test
+    @Order(2)
+    @DisplayName("a record published later reaches every node within 5 s; the figures at rest are printed")
+    void newRecordPropagates() throws Exception {
+        String join = "join.internal.demo=" + NetnsCluster.ip(0) + ":30090";
+        long sent = System.currentTimeMillis();
+        nodes.get(0).send("publish " + own(0) + "," + join);
+        long took = NetnsCluster.await(PROPAGATION, () -> nodes.stream().allMatch(n -> n.records.contains(join)));
+        assertTrue(took >= 0, "join.internal.demo did not reach every node in " + PROPAGATION);
+        // The nodes stamp each change themselves, so this excludes the test's own polling.
+        long stamped = nodes.stream().mapToLong(n -> n.lastChangeMillis).max().orElse(sent) - sent;
+        System.out.printf("FIGURE discovery: 3 nodes, one new record reaches all in %d ms (node clocks: %d ms)%n", took, stamped);
+
+        long[] before = new long[3];
+        for (int i = 0; i < 3; i++) {
+            before[i] = nodes.get(i).sentBytes();
+        }
+        Thread.sleep(10_000);
+        for (int i = 0; i < 3; i++) {
+            System.out.printf("FIGURE discovery: 3 nodes at rest, node%d sends %.0f bytes/s%n", i,
+                    (nodes.get(i).sentBytes() - before[i]) / 10.0);
+        }
+        nodes.get(0).send("publish " + own(0));
+        assertTrue(NetnsCluster.await(PROPAGATION, () -> nodes.stream().allMatch(n -> !n.records.contains(join))) >= 0,
+                "a withdrawn record disappears everywhere");
+    }
+
+    @Test
+    @Order(3)
+    @DisplayName("a process without the group key joins nobody: its records never appear, nor theirs at it")
+    void unattestedProcessCannotPublish() throws Exception {
+        byte[] wrongKey = new byte[32];
+        new SecureRandom().nextBytes(wrongKey);
+        String forged = "api.internal.demo=" + NetnsCluster.ip(3) + ":6443";
+        NetnsCluster.Node intruder = cluster.start(3, forged, wrongKey);
+        assertTrue(NetnsCluster.await(Duration.ofSeconds(30), intruder::joined) >= 0, () -> cluster.output(intruder));
+        // Several MERGE3 rounds (every 1-2 s here) in which a merge would have happened.
+        Thread.sleep(8_000);
+        for (NetnsCluster.Node node : nodes) {
+            assertFalse(node.records.contains(forged), node.name + " accepted a record from a process without the key");
+            assertFalse(Files.readString(node.hostsFile).contains(NetnsCluster.ip(3)), node.name + "'s hosts file");
+        }
+        assertEquals(Set.of(forged), intruder.records, "the intruder sees only itself");
+        intruder.kill();
+    }
+
+    @Test
+    @Order(4)
+    @DisplayName("a partitioned node's records expire on the other side, and return when the partition heals")
+    void partitionHeals() throws Exception {
+        NetnsCluster.Node cut = nodes.get(2);
+        cluster.partition(cut);
+        long expired = NetnsCluster.await(EXPIRY,
+                () -> nodes.subList(0, 2).stream().allMatch(n -> n.records.equals(expected(0, 1))));
+        assertTrue(expired >= 0, () -> "node2's records did not expire at node0/node1:\n" + cluster.output(nodes.get(0))
+                + "\n---\n" + cluster.output(cut));
+        assertTrue(NetnsCluster.await(PROPAGATION, () -> cut.records.equals(expected(2))) >= 0,
+                "node2 alone keeps only its own records");
+        cluster.heal(cut);
+        long healed = NetnsCluster.await(HEAL, () -> nodes.stream().allMatch(n -> n.records.equals(expected(0, 1, 2))));
+        assertTrue(healed >= 0, () -> "the partition did not heal in " + HEAL + ":\n" + cluster.output(cut));
+        System.out.printf("FIGURE discovery: partition detected in %d ms, healed %d ms after the link came back%n",
+                expired, healed);
+    }
+
+    @Test
+    @Order(5)
+    @DisplayName("a node that leaves takes its records with it; a crashed one loses them after the failure timeout")
+    void recordsFollowMembership() throws Exception {
+        nodes.get(2).send("quit");
+        assertTrue(NetnsCluster.await(PROPAGATION, () -> nodes.subList(0, 2).stream()
+                .allMatch(n -> n.records.equals(expected(0, 1)))) >= 0, "node2 left, its records stayed");
+        nodes.get(1).kill();
+        long gone = NetnsCluster.await(EXPIRY, () -> nodes.get(0).records.equals(expected(0)));
+        assertTrue(gone >= 0, "node1 crashed, its records stayed at node0");
+        assertFalse(Files.readString(nodes.get(0).hostsFile).contains(NetnsCluster.ip(1)), "and left node0's hosts file");
+    }
+}

@@ -1,0 +1,61 @@
+package dev.sextant.nodeboot.gossip;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+@DisplayName("Discovery across the bootstrapper's exit")
+class DiscoveryResumeTest {
+    @TempDir
+    Path dir;
+
+    private GossipSettings settings(boolean enabled, int port) {
+        return new GossipSettings(enabled, "demo", "127.0.0.1", port, List.of("127.0.0.1:" + port), "",
+                Duration.ofSeconds(4), Duration.ofSeconds(30), 6443, 0, 2379);
+    }
+
+    private static int freePort() throws Exception {
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            return s.getLocalPort();
+        }
+    }
+
+    @Test
+    @DisplayName("the next bootstrapper process of this boot rejoins the group with the key the first one remembered (0600)")
+    void rejoinsAfterRestart() throws Exception {
+        int port = freePort();
+        Path file = dir.resolve("run/discovery.key");
+        try (var first = new EndpointDiscovery(settings(true, port))) {
+            new DiscoveryResume(first, file).start(new byte[32], "cp-1", true);
+            assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(file)));
+        }
+        try (var restarted = new EndpointDiscovery(settings(true, port))) {
+            new DiscoveryResume(restarted, file).onStartup(null);
+            long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+            while (System.nanoTime() < deadline && restarted.records().isEmpty()) {
+                Thread.sleep(50);
+            }
+            assertTrue(restarted.records().contains(new EndpointRecord("api.internal.demo", "127.0.0.1", 6443)),
+                    restarted.records().toString());
+        }
+    }
+
+    @Test
+    @DisplayName("with discovery switched off nothing is remembered")
+    void disabledRemembersNothing() throws Exception {
+        Path file = dir.resolve("discovery.key");
+        new DiscoveryResume(new EndpointDiscovery(settings(false, freePort())), file).start(new byte[32], "cp-1", true);
+        assertFalse(Files.exists(file));
+    }
+}
