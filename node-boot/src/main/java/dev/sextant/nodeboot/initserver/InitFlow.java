@@ -5,6 +5,7 @@ import dev.sextant.nodeboot.clusterservices.Deployer;
 import dev.sextant.nodeboot.clusterservices.KubernetesServices;
 import dev.sextant.nodeboot.clusterservices.NodeLocalServices;
 import dev.sextant.nodeboot.clusterservices.ServicesInput;
+import dev.sextant.nodeboot.datavolume.DataVolumes;
 import dev.sextant.nodeboot.diskcrypt.DiskCryptException;
 import dev.sextant.nodeboot.diskcrypt.StateDisk;
 import dev.sextant.nodeboot.diskcrypt.StateDiskSettings;
@@ -42,6 +43,7 @@ public final class InitFlow {
     private final NodeLocalServices nodeLocalServices;
     private final KubernetesServices kubernetesServices;
     private final DiscoveryResume discovery;
+    private final DataVolumes dataVolumes;
 
     /** What init achieved: the answer for the operator and how Kubernetes fared. */
     public record Outcome(InitSuccess success, DriverResult kubernetes) {
@@ -49,7 +51,7 @@ public final class InitFlow {
 
     public InitFlow(NodeLock lock, StateDisk disk, StateDiskSettings diskSettings, KubernetesDriver kubernetes,
                     FailureHandler failure, NodeIdentity node, NodeLocalServices nodeLocalServices,
-                    KubernetesServices kubernetesServices, DiscoveryResume discovery) {
+                    KubernetesServices kubernetesServices, DiscoveryResume discovery, DataVolumes dataVolumes) {
         this.lock = lock;
         this.disk = disk;
         this.diskSettings = diskSettings;
@@ -59,6 +61,7 @@ public final class InitFlow {
         this.nodeLocalServices = nodeLocalServices;
         this.kubernetesServices = kubernetesServices;
         this.discovery = discovery;
+        this.dataVolumes = dataVolumes;
     }
 
     /** {@code progress} receives (step, detail) pairs as the node gets through them. */
@@ -87,6 +90,7 @@ public final class InitFlow {
                                   BiConsumer<String, String> progress) throws InitFailedException, InterruptedException {
         progress.accept("lock", "node locked; PCR 15 marked with the cluster ID");
         progress.accept("state-disk", prepareDisk(keys));
+        dataVolumes.mount(keys::diskKey).ifPresent(mounted -> progress.accept("data-volume", mounted));
         DriverResult started = kubernetes.initCluster(clusterSettings(request));
         progress.accept("kubernetes", started.describe());
         if (started instanceof DriverResult.Failed failed) {

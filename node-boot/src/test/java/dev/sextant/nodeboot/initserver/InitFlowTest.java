@@ -2,6 +2,8 @@ package dev.sextant.nodeboot.initserver;
 
 import com.google.protobuf.ByteString;
 import dev.sextant.nodeboot.clusterservices.KubernetesServices;
+import dev.sextant.nodeboot.datavolume.DataVolumeSettings;
+import dev.sextant.nodeboot.datavolume.DataVolumes;
 import dev.sextant.nodeboot.gossip.DiscoveryResume;
 import dev.sextant.nodeboot.clusterservices.KubernetesSettings;
 import dev.sextant.nodeboot.clusterservices.NodeLocalServices;
@@ -76,7 +78,8 @@ class InitFlowTest {
         return new InitFlow(lock, new StateDisk(diskSettings, new ProcessCommandRunner()), diskSettings, driver, failure,
                 new NodeIdentity(new InitSettings(dir.resolve("hash"), dir.resolve("log"), false, "node-a", null)), services,
                 new KubernetesServices(new KubernetesSettings("sextant/join-service:test", "sextant/kms:test", 30090)),
-                DiscoveryResume.disabled());
+                DiscoveryResume.disabled(), new DataVolumes(new DataVolumeSettings(false, "", "cp", "", dir, dir, dir, "x", dir,
+                        Duration.ofMinutes(1), 8192, 4), (argv, stdin) -> { throw new AssertionError("no data volume"); }));
     }
 
     private static InitRequest request() {
