@@ -122,7 +122,10 @@ final class ClusterNode {
                 "-Dsextant.k3s.kubeconfig=" + dir.resolve("k3s/k3s.yaml"), "-Dsextant.k3s.join-settle=1s",
                 "-Dsextant.join.kubelet-pki-dir=" + dir.resolve("kubelet-pki"),
                 "-Dsextant.join.kubernetes-pki-dir=" + dir.resolve("k3s-pki"),
-                "-Dsextant.init.use-journalctl=false", "-Dsextant.init.node-name=" + name));
+                "-Dsextant.init.use-journalctl=false", "-Dsextant.init.node-name=" + name,
+                // Opening the LUKS disk needs device-mapper, which this host lacks: re-key only here (the
+                // QEMU boots of MiniClusterTest open and mount it).
+                "-Dsextant.state-disk.mount.enabled=" + Files.isDirectory(Path.of("/sys/module/dm_crypt"))));
         procs.start(name + "-bootstrapper",
                 repo.service("node-boot", "dev.sextant.nodeboot.Application", props), env);
         Waits.logMatches(Duration.ofSeconds(45), name + "'s bootstrapper to serve gRPC", log(), "Serving gRPC");
