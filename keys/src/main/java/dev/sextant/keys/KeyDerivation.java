@@ -13,6 +13,8 @@ import org.bouncycastle.crypto.params.HKDFParameters;
 public final class KeyDerivation {
     /** Key ID of the secret every attested node receives; the cluster ID derives from it. */
     public static final String MEASUREMENT_SECRET = "measurementSecret";
+    /** Key ID of the endpoint-discovery group key, handed to attested nodes in their join ticket. */
+    public static final String DISCOVERY_KEY = "discoveryKey";
     public static final int KEY_BYTES = 32;
 
     /** RFC 5869 caps the output at 255 hash lengths. */

@@ -3,6 +3,7 @@ package dev.sextant.joinapi.ticket;
 import com.google.protobuf.ByteString;
 import com.google.protobuf.UnsafeByteOperations;
 import dev.sextant.joinapi.Hex;
+import dev.sextant.keys.KeyDerivation;
 import dev.sextant.joinapi.Refusal;
 import dev.sextant.joinapi.binding.BindingStore;
 import dev.sextant.joinapi.controlplane.ControlPlaneMaterial;
@@ -35,9 +36,6 @@ import org.slf4j.LoggerFactory;
 @Singleton
 public class TicketIssuer {
     private static final Logger LOG = LoggerFactory.getLogger(TicketIssuer.class);
-    static final String MEASUREMENT_SECRET_ID = "measurementSecret";
-    /** Group key of endpoint discovery: holding it is what lets a node publish records (node-boot's gossip). */
-    static final String DISCOVERY_KEY_ID = "discoveryKey";
 
     private final KeyServiceClient kms;
     private final BindingStore bindings;
@@ -63,9 +61,9 @@ public class TicketIssuer {
         String nodeName = InputChecks.nodeName(request.getNodeName());
         PKCS10CertificationRequest csr = CsrCheck.check(request.getKubeletCsr().toByteArray(), nodeName);
 
-        byte[] measurementSecret = kms.dataKey(MEASUREMENT_SECRET_ID);
+        byte[] measurementSecret = kms.dataKey(KeyDerivation.MEASUREMENT_SECRET);
         byte[] diskKey = kms.dataKey(uuid);
-        byte[] discoveryKey = kms.dataKey(DISCOVERY_KEY_ID);
+        byte[] discoveryKey = kms.dataKey(KeyDerivation.DISCOVERY_KEY);
         claim(uuid, nodeName, akName);
         String kubeletCert = signer.sign(csr);
         List<ControlPlaneFile> files = request.getControlPlane() ? controlPlane.files() : List.of();
@@ -96,7 +94,7 @@ public class TicketIssuer {
         if (!owned) {
             throw new Refusal(Refusal.Reason.DISK_NOT_BOUND, "disk " + uuid + " was not joined by this machine");
         }
-        byte[] measurementSecret = kms.dataKey(MEASUREMENT_SECRET_ID);
+        byte[] measurementSecret = kms.dataKey(KeyDerivation.MEASUREMENT_SECRET);
         byte[] diskKey = kms.dataKey(uuid);
         LOG.info("issued rejoin ticket: disk={}", uuid);
         return IssueRejoinTicketResponse.newBuilder()

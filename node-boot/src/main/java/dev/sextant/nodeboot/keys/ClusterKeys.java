@@ -11,7 +11,6 @@ import java.util.Locale;
 public final class ClusterKeys {
     public static final int KEY_BYTES = KeyDerivation.KEY_BYTES;
     /** Data-key ID of the discovery group key (join-api's TicketIssuer asks the KMS for the same ID). */
-    public static final String DISCOVERY_KEY = "discoveryKey";
 
     private final KeyDerivation derivation;
 
@@ -31,7 +30,7 @@ public final class ClusterKeys {
 
     /** "key-discoveryKey": the endpoint-discovery group key; the join service hands the same key out in tickets. */
     public byte[] discoveryKey() {
-        return derivation.dataKey(DISCOVERY_KEY, KEY_BYTES);
+        return derivation.dataKey(KeyDerivation.DISCOVERY_KEY, KEY_BYTES);
     }
 
     /** What PCR 15 is marked with. */
