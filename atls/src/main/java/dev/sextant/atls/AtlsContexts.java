@@ -6,6 +6,7 @@ import dev.sextant.attestation.verify.AttestationVerifier;
 import io.grpc.netty.GrpcSslContexts;
 import io.netty.handler.ssl.ClientAuth;
 import io.netty.handler.ssl.OpenSsl;
+import io.netty.handler.ssl.OpenSslContextOption;
 import io.netty.handler.ssl.OpenSslSessionContext;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
@@ -62,7 +63,10 @@ public final class AtlsContexts {
         if (!OpenSsl.isAvailable()) {
             throw new SSLException("aTLS needs netty-tcnative-boringssl-static", OpenSsl.unavailabilityCause());
         }
-        SslContext base = GrpcSslContexts.configure(builder.protocols("TLSv1.3"), SslProvider.OPENSSL).build();
+        // USE_TASKS: BoringSSL's certificate and verify callbacks (mint, quote, verify) become delegated
+        // tasks, run on the executor the server is given (AtlsServers) instead of the event loop.
+        SslContext base = GrpcSslContexts.configure(builder.protocols("TLSv1.3"), SslProvider.OPENSSL)
+                .option(OpenSslContextOption.USE_TASKS, true).build();
         // No session cache: the server must never resume, and the client must never offer to.
         ((OpenSslSessionContext) base.sessionContext()).setSessionCacheEnabled(false);
         return new NoResumptionSslContext(base);

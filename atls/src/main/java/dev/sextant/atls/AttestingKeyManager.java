@@ -1,5 +1,6 @@
 package dev.sextant.atls;
 
+import dev.sextant.attestation.Purpose;
 import dev.sextant.attestation.Variant;
 import dev.sextant.attestation.issue.AttestationException;
 import dev.sextant.attestation.issue.Attester;
@@ -22,8 +23,8 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Presents a freshly minted certificate in every handshake. With an attester, the certificate
- * carries a document over the nonce the PEER chose (server: ClientHello.random, client:
- * ServerHello.random) and SHA-256 of the minted SPKI. Without one, it is a bare self-signed
+ * carries a document for this side's aTLS purpose over the nonce the PEER chose (server:
+ * ClientHello.random, client: ServerHello.random) and SHA-256 of the minted SPKI. Without one, it is a bare self-signed
  * certificate. Extends X509ExtendedKeyManager because only the engine overloads see the engine.
  */
 final class AttestingKeyManager extends X509ExtendedKeyManager {
@@ -47,16 +48,17 @@ final class AttestingKeyManager extends X509ExtendedKeyManager {
 
     @Override
     public String chooseEngineServerAlias(String keyType, Principal[] issuers, SSLEngine engine) {
-        return KEY_TYPE.equals(keyType) ? mint(TlsRandoms.client(engine), "server") : null;
+        return KEY_TYPE.equals(keyType) ? mint(TlsRandoms.client(engine), Purpose.ATLS_SERVER) : null;
     }
 
     @Override
     public String chooseEngineClientAlias(String[] keyTypes, Principal[] issuers, SSLEngine engine) {
-        return Arrays.asList(keyTypes).contains(KEY_TYPE) ? mint(TlsRandoms.server(engine), "client") : null;
+        return Arrays.asList(keyTypes).contains(KEY_TYPE) ? mint(TlsRandoms.server(engine), Purpose.ATLS_CLIENT) : null;
     }
 
     /** Returns null (no certificate, so the handshake fails) whenever evidence cannot be produced. */
-    private String mint(Optional<byte[]> peerNonce, String role) {
+    private String mint(Optional<byte[]> peerNonce, Purpose purpose) {
+        String role = purpose == Purpose.ATLS_SERVER ? "server" : "client";
         if (peerNonce.isEmpty()) {
             LOG.warn("aTLS {}: no TLS random on this engine (needs the OPENSSL provider); sending no certificate", role);
             return null;
@@ -69,7 +71,7 @@ final class AttestingKeyManager extends X509ExtendedKeyManager {
             byte[] document = null;
             if (attester != null) {
                 byte[] spkiHash = Digests.sha256(keys.getPublic().getEncoded());
-                document = attester.attest(peerNonce.get(), spkiHash).toByteArray();
+                document = attester.attest(purpose, peerNonce.get(), spkiHash).toByteArray();
             }
             String alias = "atls-" + role + "-" + counter.incrementAndGet();
             pending.put(alias, minter.certify(keys, variant, document));

@@ -1,5 +1,6 @@
 package dev.sextant.atls;
 
+import dev.sextant.attestation.Purpose;
 import dev.sextant.attestation.Variant;
 import dev.sextant.attestation.verify.AttestationRejected;
 import dev.sextant.attestation.verify.AttestationVerifier;
@@ -42,17 +43,19 @@ final class VerifyingTrustManager extends X509ExtendedTrustManager implements Re
     @Override
     public void checkClientTrusted(X509Certificate[] chain, String authType, SSLEngine engine)
             throws CertificateException {
-        check(chain, engine, TlsRandoms.server(engine), "client");
+        check(chain, engine, TlsRandoms.server(engine), Purpose.ATLS_CLIENT);
     }
 
     @Override
     public void checkServerTrusted(X509Certificate[] chain, String authType, SSLEngine engine)
             throws CertificateException {
-        check(chain, engine, TlsRandoms.client(engine), "server");
+        check(chain, engine, TlsRandoms.client(engine), Purpose.ATLS_SERVER);
     }
 
-    private void check(X509Certificate[] chain, SSLEngine engine, Optional<byte[]> ownNonce, String peer)
+    /** {@code purpose} is the peer's role: a quote made for any other context is a relay. */
+    private void check(X509Certificate[] chain, SSLEngine engine, Optional<byte[]> ownNonce, Purpose purpose)
             throws CertificateException {
+        String peer = purpose == Purpose.ATLS_SERVER ? "server" : "client";
         if (verifier == null) {
             return;
         }
@@ -62,7 +65,7 @@ final class VerifyingTrustManager extends X509ExtendedTrustManager implements Re
         }
         try {
             PeerEvidence evidence = PeerEvidence.extract(chain, variant, bc, clock);
-            AttestedState state = verifier.verify(evidence.document(), ownNonce.get(), evidence.spkiHash());
+            AttestedState state = verifier.verify(evidence.document(), purpose, ownNonce.get(), evidence.spkiHash());
             record(engine, state);
         } catch (AttestationRejected rejected) {
             LOG.warn("aTLS: rejected {} attestation: {}", peer, rejected.toString());

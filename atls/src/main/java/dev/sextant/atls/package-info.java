@@ -3,15 +3,18 @@
  *
  * <p>Each handshake mints a fresh P-256 key and a self-signed certificate whose extension
  * ({@link dev.sextant.attestation.Variant#oid()}) carries an {@code AttestationDocument} bound to
- * SHA-256 of that certificate's SubjectPublicKeyInfo. The verifier's nonce is the TLS random it
- * chose itself: ClientHello.random for the server's evidence, ServerHello.random for the
+ * SHA-256 of that certificate's SubjectPublicKeyInfo, under the purpose of its side
+ * ({@code sextant/atls/v1/server} or {@code .../client}): a quote made for anything else, such as a
+ * node's VerifyService answer, is refused, so evidence cannot be relayed between contexts. The
+ * verifier's nonce is the TLS random it chose itself: ClientHello.random for the server's evidence, ServerHello.random for the
  * client's. Both are fresh and already bound into the transcript that CertificateVerify signs, so
  * the evidence cannot be replayed into another connection. Verification runs inside the trust
  * manager, so a bad peer fails the handshake and never reaches a service method. Resumption is
  * off: a resumed session would skip minting and verification and report the old peer's state.
  *
  * <p>Entry points: {@link dev.sextant.atls.AtlsContexts} (SslContexts for NettyServerBuilder and
- * NettyChannelBuilder), {@link dev.sextant.atls.AtlsServerInterceptor} and
+ * NettyChannelBuilder), {@link dev.sextant.atls.AtlsServers} (a server context with flood limits),
+ * {@link dev.sextant.atls.AtlsServerInterceptor} and
  * {@link dev.sextant.atls.PeerAttestation} (the verified state inside a service method).
  */
 package dev.sextant.atls;

@@ -9,12 +9,17 @@ import java.util.function.LongSupplier;
 
 /**
  * Handshake throughput of plain TLS 1.3 against aTLS, in one JVM on loopback (scripts/bench-atls.sh).
+ * Like is compared with like: each aTLS row is divided by the plain row of the same shape (one-way
+ * or mutual), all on BoringSSL with resumption off, measured in the same run.
  * Arguments: warm-up seconds per variant (default 15: C2 on 2 cores is still compiling after
  * 10 s), measured seconds per variant (10), client threads (4).
  */
 public final class AtlsBench {
-    /** One configuration; {@code attestations} counts evidence produced, to rule out resumption. */
-    record Variant(String name, SslContext server, SslContext client, LongSupplier attestations,
+    /**
+     * One configuration; {@code attestations} counts evidence produced, to rule out resumption;
+     * {@code baseline} names the plain row it is compared with (null: it is a baseline).
+     */
+    record Variant(String name, String baseline, SslContext server, SslContext client, LongSupplier attestations,
                    AutoCloseable resources) implements AutoCloseable {
         @Override
         public void close() throws Exception { resources.close(); }
@@ -29,20 +34,21 @@ public final class AtlsBench {
         System.out.printf("aTLS bench: %d CPUs, warm-up %.0f s + measure %.0f s per variant, %d client threads%n",
                 Runtime.getRuntime().availableProcessors(), warmup, measure, threads);
         List<String[]> rows = new ArrayList<>();
-        double baseline = Double.NaN;
+        java.util.Map<String, Double> baselines = new java.util.HashMap<>();
         for (Variant variant : variants()) {
             try (variant; HandshakeLoop loop = new HandshakeLoop(variant.server(), variant.client())) {
                 loop.run(warmup, threads);
                 long before = variant.attestations().getAsLong();
                 HandshakeLoop.Result r = loop.run(measure, threads);
                 long attested = variant.attestations().getAsLong() - before;
-                if (Double.isNaN(baseline)) {
-                    baseline = r.perSecond();
+                if (variant.baseline() == null) {
+                    baselines.put(variant.name(), r.perSecond());
                 }
+                double base = variant.baseline() == null ? r.perSecond() : baselines.get(variant.baseline());
                 rows.add(new String[] {variant.name(), String.format("%.1f", r.perSecond()),
                         String.format("%.2f", r.cpuMillisPerHandshake()), Long.toString(r.failures()),
                         r.handshakes() == 0 ? "-" : String.format("%.2f", (double) attested / r.handshakes()),
-                        String.format("%.3f", r.perSecond() / baseline)});
+                        String.format("%.3f", r.perSecond() / base)});
                 System.out.printf("  done: %s%n", variant.name());
             }
         }
@@ -53,32 +59,36 @@ public final class AtlsBench {
 
     private static List<Variant> variants() throws Exception {
         List<Variant> variants = new ArrayList<>();
-        PlainContexts plain = new PlainContexts();
-        variants.add(new Variant("plain TLS 1.3, mutual, static certs", plain.server, plain.client, () -> 0, () -> {}));
+        String oneWay = "plain TLS 1.3 one-way: static server cert, client pins it";
+        String mutual = "plain TLS 1.3 mutual: static certs, each side pins the other's";
+        PlainContexts plainOneWay = new PlainContexts(false);
+        variants.add(new Variant(oneWay, null, plainOneWay.server, plainOneWay.client, () -> 0, () -> {}));
         SoftwareEvidence server = new SoftwareEvidence("bench-server");
-        variants.add(new Variant("aTLS server-attested, software TPM (mint + verify)",
+        variants.add(new Variant("aTLS one-way: server mints + software TPM attests, client verifies", oneWay,
                 AtlsContexts.server(server.attester, null), AtlsContexts.client(null, server.verifier),
                 () -> server.attester.calls.get(), () -> {}));
-        SoftwareEvidence client = new SoftwareEvidence("bench-client");
-        variants.add(new Variant("aTLS mutual, software TPM both sides",
-                AtlsContexts.server(server.attester, client.verifier), AtlsContexts.client(client.attester, server.verifier),
-                () -> server.attester.calls.get() + client.attester.calls.get(), () -> {}));
         if (Swtpm.onPath("swtpm") && Swtpm.onPath("swtpm_setup")) {
             SwtpmEvidence tpm = new SwtpmEvidence();
-            variants.add(new Variant("aTLS server-attested, swtpm TpmAttester (quote + verify)",
+            variants.add(new Variant("aTLS one-way: server mints + swtpm quotes, client verifies", oneWay,
                     AtlsContexts.server(tpm.attester, null), AtlsContexts.client(null, tpm.verifier),
                     () -> tpm.attester.calls.get(), tpm));
         } else {
             System.out.println("SKIPPED swtpm variant: swtpm/swtpm_setup not on PATH (scripts/setup.sh)");
         }
+        PlainContexts plainMutual = new PlainContexts(true);
+        variants.add(new Variant(mutual, null, plainMutual.server, plainMutual.client, () -> 0, () -> {}));
+        SoftwareEvidence client = new SoftwareEvidence("bench-client");
+        variants.add(new Variant("aTLS mutual: both mint + software TPM attests, both verify", mutual,
+                AtlsContexts.server(server.attester, client.verifier), AtlsContexts.client(client.attester, server.verifier),
+                () -> server.attester.calls.get() + client.attester.calls.get(), () -> {}));
         return variants;
     }
 
     private static void print(List<String[]> rows) {
-        System.out.printf("%n%-66s %10s %10s %6s %12s %10s%n", "variant", "hs/s", "CPU ms/hs", "fail",
-                "attest/hs", "vs plain");
+        System.out.printf("%n%-70s %10s %10s %6s %12s %10s%n", "variant", "hs/s", "CPU ms/hs", "fail",
+                "attest/hs", "vs plain of same shape");
         for (String[] r : rows) {
-            System.out.printf("%-66s %10s %10s %6s %12s %10s%n", (Object[]) r);
+            System.out.printf("%-70s %10s %10s %6s %12s %10s%n", (Object[]) r);
         }
     }
 }

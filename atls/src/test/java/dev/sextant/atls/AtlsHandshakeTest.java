@@ -98,8 +98,9 @@ class AtlsHandshakeTest {
     }
 
     @ParameterizedTest(name = "server-attested, {0}")
-    @EnumSource(value = Mutation.class, names = {"OTHER_USER_DATA", "FOREIGN_CA", "FLIP_SIGNATURE", "BAD_PCR_DIGEST"})
-    @DisplayName("every verifier rejection reaches the handshake: another TLS key, a foreign EK CA, a bad signature, bad PCRs")
+    @EnumSource(value = Mutation.class, names = {"OTHER_USER_DATA", "OTHER_PURPOSE", "FOREIGN_CA", "FLIP_SIGNATURE", "BAD_PCR_DIGEST"})
+    @DisplayName("every verifier rejection reaches the handshake: another TLS key, another purpose (a VerifyService quote),"
+            + " a foreign EK CA, a bad signature, bad PCRs")
     void verifierRejectionsFailTheHandshake(Mutation mutation) throws Exception {
         SoftwareEvidence server = new SoftwareEvidence("server", mutation);
         try (GrpcPair pair = new GrpcPair(Mode.SERVER_ATTESTED.server(server, goodClient), false)) {

@@ -1,5 +1,6 @@
 package dev.sextant.atls;
 
+import dev.sextant.attestation.Purpose;
 import dev.sextant.attestation.issue.AttestationException;
 import dev.sextant.attestation.issue.Attester;
 import dev.sextant.attestation.verify.AttestationRejected;
@@ -20,9 +21,9 @@ final class Counting {
         CountingAttester(Attester delegate) { this.delegate = delegate; }
 
         @Override
-        public AttestationDocument attest(byte[] nonce, byte[] userData) throws AttestationException {
+        public AttestationDocument attest(Purpose purpose, byte[] nonce, byte[] userData) throws AttestationException {
             calls.incrementAndGet();
-            return delegate.attest(nonce, userData);
+            return delegate.attest(purpose, nonce, userData);
         }
     }
 
@@ -33,9 +34,9 @@ final class Counting {
         CountingVerifier(AttestationVerifier delegate) { this.delegate = delegate; }
 
         @Override
-        public AttestedState verify(byte[] document, byte[] nonce, byte[] userData) throws AttestationRejected {
+        public AttestedState verify(byte[] document, Purpose purpose, byte[] nonce, byte[] userData) throws AttestationRejected {
             verifications.incrementAndGet();
-            return delegate.verify(document, nonce, userData);
+            return delegate.verify(document, purpose, nonce, userData);
         }
     }
 }

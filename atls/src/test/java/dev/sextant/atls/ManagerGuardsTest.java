@@ -20,7 +20,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 class ManagerGuardsTest {
     private final CertificateMinter minter = CertificateMinter.createDefault();
     private final AtomicInteger verifications = new AtomicInteger();
-    private final AttestationVerifier countingVerifier = (doc, nonce, userData) -> {
+    private final AttestationVerifier countingVerifier = (doc, purpose, nonce, userData) -> {
         verifications.incrementAndGet();
         throw new AssertionError("must not be reached");
     };

@@ -1,5 +1,7 @@
 package dev.sextant.atls;
 
+import dev.sextant.attestation.Purpose;
+import dev.sextant.attestation.verify.Qualification;
 import dev.sextant.attestation.Variant;
 import dev.sextant.attestation.issue.Attester;
 import dev.sextant.attestation.verify.AttestationVerifier;
@@ -25,13 +27,17 @@ final class MicroCosts {
         new SecureRandom().nextBytes(nonce);
         KeyPair keys = minter.newKeyPair();
         byte[] spkiHash = Digests.sha256(keys.getPublic().getEncoded());
-        byte[] document = attester.attest(nonce, spkiHash).toByteArray();
+        byte[] document = attester.attest(Purpose.ATLS_SERVER, nonce, spkiHash).toByteArray();
         System.out.printf("%nsingle-thread costs (ms/op, %.0f s each after as long a warm-up):%n", seconds);
         report("mint: P-256 keygen + self-signed cert (BC)", seconds,
                 () -> minter.certify(minter.newKeyPair(), Variant.QEMU_VTPM, document));
-        report("attest: software TPM (one RSA-2048 signature)", seconds, () -> attester.attest(nonce, spkiHash));
+        report("attest: software TPM (one RSA-2048 signature)", seconds,
+                () -> attester.attest(Purpose.ATLS_SERVER, nonce, spkiHash));
+        // The purpose label's whole cost: one SHA-256 over label, nonce and SPKI hash, length-prefixed.
+        report("qualify: purpose-bound qualifying data (one SHA-256)", seconds,
+                () -> Qualification.of(Purpose.ATLS_SERVER, nonce, spkiHash));
         report("verify: DocumentVerifier (chains, quote, event log)", seconds,
-                () -> verifier.verify(document, nonce, spkiHash));
+                () -> verifier.verify(document, Purpose.ATLS_SERVER, nonce, spkiHash));
         System.out.printf("  (attested document: %d bytes)%n", document.length);
     }
 

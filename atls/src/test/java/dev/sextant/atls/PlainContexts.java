@@ -11,23 +11,28 @@ import javax.net.ssl.SSLException;
 import java.security.GeneralSecurityException;
 
 /**
- * The baseline: plain mutual TLS 1.3 on BoringSSL with static self-signed P-256 certificates, each
- * side trusting exactly the other's. Same gRPC configuration and the same "no resumption"
- * treatment as aTLS, so the difference is the minting, attesting and verifying.
+ * The baselines: plain TLS 1.3 on BoringSSL with static self-signed P-256 certificates, each side
+ * trusting exactly (pinning) the other's. One-way (only the server presents a certificate) or
+ * mutual. Same gRPC configuration and the same "no resumption" treatment as aTLS, so the
+ * difference is the minting, attesting and verifying.
  */
 final class PlainContexts {
     final SslContext server;
     final SslContext client;
 
-    PlainContexts() throws GeneralSecurityException, SSLException {
+    PlainContexts(boolean mutual) throws GeneralSecurityException, SSLException {
         CertificateMinter minter = CertificateMinter.createDefault();
         MintedCredential s = minter.certify(minter.newKeyPair(), dev.sextant.attestation.Variant.QEMU_VTPM, null);
         MintedCredential c = minter.certify(minter.newKeyPair(), dev.sextant.attestation.Variant.QEMU_VTPM, null);
-        server = withoutResumption(SslContextBuilder.forServer(s.key(), s.certificate())
-                .trustManager(c.certificate()).clientAuth(ClientAuth.REQUIRE));
-        client = withoutResumption(SslContextBuilder.forClient().keyManager(c.key(), c.certificate())
-                .trustManager(s.certificate())
-                .endpointIdentificationAlgorithm(null)); // pinned certificate: no name to check, as in aTLS
+        SslContextBuilder serverBuilder = SslContextBuilder.forServer(s.key(), s.certificate());
+        SslContextBuilder clientBuilder = SslContextBuilder.forClient().trustManager(s.certificate())
+                .endpointIdentificationAlgorithm(null); // pinned certificate: no name to check, as in aTLS
+        if (mutual) {
+            serverBuilder.trustManager(c.certificate()).clientAuth(ClientAuth.REQUIRE);
+            clientBuilder.keyManager(c.key(), c.certificate());
+        }
+        server = withoutResumption(serverBuilder);
+        client = withoutResumption(clientBuilder);
     }
 
     private static SslContext withoutResumption(SslContextBuilder builder) throws SSLException {

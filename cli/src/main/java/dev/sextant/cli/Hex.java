@@ -24,7 +24,8 @@ public record Hex(byte[] bytes) {
             try {
                 return new Hex(HexFormat.of().parseHex(value.strip()));
             } catch (IllegalArgumentException e) {
-                throw new CommandLine.TypeConversionException("not hex: " + e.getMessage());
+                throw new CommandLine.TypeConversionException(
+                        "'" + value + "' is not hex (an even number of digits 0-9 a-f, e.g. 00112233)");
             }
         }
     }

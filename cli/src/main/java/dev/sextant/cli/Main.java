@@ -1,5 +1,7 @@
 package dev.sextant.cli;
 
+import dev.sextant.cli.failure.FailureHandler;
+import dev.sextant.cli.failure.UsageErrorHandler;
 import picocli.CommandLine;
 
 public final class Main {
@@ -9,8 +11,10 @@ public final class Main {
         System.exit(commandLine().execute(args));
     }
 
-    static CommandLine commandLine() {
+    /** The CLI as {@code bin/sextant} runs it, with its error path: what tests should execute too. */
+    public static CommandLine commandLine() {
         return new CommandLine(new SextantCommand())
-                .setExecutionExceptionHandler(new FailureHandler());
+                .setExecutionExceptionHandler(new FailureHandler())
+                .setParameterExceptionHandler(new UsageErrorHandler());
     }
 }

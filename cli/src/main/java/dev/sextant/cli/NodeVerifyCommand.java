@@ -1,15 +1,15 @@
 package dev.sextant.cli;
 
 import com.google.protobuf.ByteString;
-import dev.sextant.atls.AtlsContexts;
-import dev.sextant.attestation.verify.AttestationRejected;
-import dev.sextant.attestation.verify.AttestationVerifier;
 import dev.sextant.attestation.verify.AttestedState;
+import dev.sextant.cli.failure.ExitCodes;
+import dev.sextant.cli.failure.Rejections;
+import dev.sextant.cli.remote.AttestedChannel;
+import dev.sextant.cli.remote.ConnectionFailures;
+import dev.sextant.cli.remote.Endpoint;
 import dev.sextant.proto.v1.GetAttestationRequest;
 import dev.sextant.proto.v1.VerifyServiceGrpc;
-import io.grpc.ManagedChannel;
 import io.grpc.StatusRuntimeException;
-import io.grpc.netty.NettyChannelBuilder;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -18,22 +18,26 @@ import picocli.CommandLine.Spec;
 
 import java.io.PrintWriter;
 import java.security.SecureRandom;
+import java.time.Duration;
 import java.util.HexFormat;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
 
-@Command(name = "verify", mixinStandardHelpOptions = true,
+@Command(name = "verify",
         description = {"Connect to a node over attested TLS and verify its TPM quote in the handshake.",
-                "Prints the verified PCR values and exits 0, or one line 'REJECTED: <reason>' and exits 1."})
+                "Prints the verified PCR values and exits 0, or one line 'REJECTED: <REASON>: <sentence>' and exits 1."},
+        footer = {"  sextant verify --endpoint 192.0.2.10:9000 --measurements \\",
+                "      out/image/measurements.json --ek-ca ca/ca-cert.pem"},
+        exitCodeList = {ExitCodes.VERIFIED_ROW, ExitCodes.REJECTED_ROW, ExitCodes.FAILED_ROW})
 public final class NodeVerifyCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Option(names = "--endpoint", required = true, description = "HOST:PORT of the node's gRPC port")
-    String endpoint;
+    @Option(names = "--endpoint", required = true, paramLabel = "HOST:PORT", converter = Endpoint.Converter.class,
+            description = "the node's gRPC port")
+    Endpoint endpoint;
 
-    @Option(names = "--timeout", description = "seconds to wait for the node (default: ${DEFAULT-VALUE})")
+    @Option(names = "--timeout", paramLabel = "SECONDS", description = "how long to wait for the node (default: ${DEFAULT-VALUE})")
     long timeoutSeconds = 30;
 
     @Mixin
@@ -41,42 +45,28 @@ public final class NodeVerifyCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        AttestationVerifier verifier = options.verifier();
-        var verified = new AtomicReference<AttestedState>();
-        var rejected = new AtomicReference<AttestationRejected>();
-        AttestationVerifier recording = (document, nonce, userData) -> {
-            try {
-                AttestedState state = verifier.verify(document, nonce, userData);
-                verified.set(state);
-                return state;
-            } catch (AttestationRejected e) {
-                rejected.set(e);
-                throw e;
-            }
-        };
-        int colon = endpoint.lastIndexOf(':');
-        ManagedChannel channel = NettyChannelBuilder
-                .forAddress(endpoint.substring(0, colon), Integer.parseInt(endpoint.substring(colon + 1)))
-                .sslContext(AtlsContexts.client(null, recording)).build();
         PrintWriter out = spec.commandLine().getOut();
-        try {
+        try (AttestedChannel node = new AttestedChannel(endpoint, options.verifier())) {
             byte[] nonce = new byte[32];
             new SecureRandom().nextBytes(nonce);
-            // Any call makes the handshake, which is where the node's quote is verified.
-            VerifyServiceGrpc.newBlockingStub(channel).withDeadlineAfter(timeoutSeconds, TimeUnit.SECONDS)
-                    .getAttestation(GetAttestationRequest.newBuilder().setNonce(ByteString.copyFrom(nonce)).build());
-        } catch (StatusRuntimeException e) {
-            if (rejected.get() != null) {
-                out.println("REJECTED: " + String.join("; ", rejected.get().toString().lines().toList()));
-                return 1;
+            try {
+                // Any call makes the handshake, which is where the node's quote is verified.
+                VerifyServiceGrpc.newBlockingStub(node.channel()).withDeadlineAfter(timeoutSeconds, TimeUnit.SECONDS)
+                        .getAttestation(GetAttestationRequest.newBuilder().setNonce(ByteString.copyFrom(nonce)).build());
+            } catch (StatusRuntimeException e) {
+                if (node.rejection().isPresent()) {
+                    out.println(Rejections.line(node.rejection().get()));
+                    return ExitCodes.REJECTED;
+                }
+                throw ConnectionFailures.describe(endpoint, e, Duration.ofSeconds(timeoutSeconds));
             }
-            throw new IllegalStateException("cannot reach " + endpoint + ": " + e.getStatus(), e);
-        } finally {
-            channel.shutdownNow();
+            return printVerified(node.verified().orElseThrow(), out);
         }
-        AttestedState state = verified.get();
+    }
+
+    private int printVerified(AttestedState state, PrintWriter out) {
         state.pcrs().forEach((pcr, value) -> out.printf("PCR %2d  %s%n", pcr, HexFormat.of().formatHex(value)));
         state.warnings().forEach(w -> spec.commandLine().getErr().println("warning: " + w));
-        return 0;
+        return ExitCodes.OK;
     }
 }

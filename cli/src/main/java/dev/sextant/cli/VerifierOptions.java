@@ -1,33 +1,40 @@
 package dev.sextant.cli;
 
+import com.google.protobuf.ByteString;
 import dev.sextant.attestation.policy.Measurements;
 import dev.sextant.attestation.policy.MeasurementsException;
 import dev.sextant.attestation.policy.MeasurementsFile;
 import dev.sextant.attestation.verify.AkTrust;
 import dev.sextant.attestation.verify.DocumentVerifier;
 import dev.sextant.attestation.verify.VerifierPolicy;
+import dev.sextant.cli.failure.CliFailure;
+import dev.sextant.cli.input.InputFiles;
+import dev.sextant.cli.input.MeasurementsInput;
+import dev.sextant.cli.input.PemKeys;
+import dev.sextant.proto.v1.SignedMeasurements;
 import picocli.CommandLine.ArgGroup;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
-import picocli.CommandLine.Model.CommandSpec;
 
-import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.cert.CertificateException;
-import com.google.protobuf.ByteString;
-import dev.sextant.proto.v1.SignedMeasurements;
 
 /** What every verifying command needs: the expected measurements and how the AK is trusted. */
 public final class VerifierOptions {
+    private static final String MEASUREMENTS = "--measurements";
+    private static final String MEASUREMENTS_KEY = "--measurements-key";
+    private static final String PUBLIC_KEY_REMEDY = "pass the measurements-pub.pem that `sextant measurements keygen` wrote";
+    private static final String EK_CA_REMEDY = "pass the EK CA certificate (ca-cert.pem of `sextant tpm ca --dir DIR`)";
+
     @Spec(Spec.Target.MIXEE)
     CommandSpec spec;
 
-    @Option(names = "--measurements", required = true, description = "expected PCR values (JSON)")
+    @Option(names = MEASUREMENTS, required = true, paramLabel = "FILE", description = "expected PCR values (JSON)")
     Path measurements;
 
-    @Option(names = "--measurements-key",
+    @Option(names = MEASUREMENTS_KEY, paramLabel = "PEM",
             description = "public key (PEM) that must have signed the measurements (<file>.sig)")
     Path measurementsKey;
 
@@ -35,7 +42,7 @@ public final class VerifierOptions {
     AkTrustOption akTrust;
 
     static final class AkTrustOption {
-        @Option(names = "--ek-ca", description = "PEM bundle of EK CA certificates the EK and AK must chain to")
+        @Option(names = "--ek-ca", paramLabel = "PEM", description = "PEM bundle of EK CA certificates the EK and AK must chain to")
         Path ekCa;
 
         @Option(names = "--insecure-trust-any-ak",
@@ -46,12 +53,7 @@ public final class VerifierOptions {
     /** Lets commands whose contract has no --ek-ca (sextant verify) find the cluster's EK CA. */
     static final String EK_CA_ENV = "SEXTANT_EK_CA";
 
-    private static Path defaultEkCa() {
-        String fromEnv = System.getenv(EK_CA_ENV);
-        return fromEnv == null || fromEnv.isBlank() ? null : Path.of(fromEnv);
-    }
-
-    public DocumentVerifier verifier() throws IOException, MeasurementsException, CertificateException {
+    public DocumentVerifier verifier() {
         return new DocumentVerifier(new VerifierPolicy(loadMeasurements(), trust()));
     }
 
@@ -59,46 +61,62 @@ public final class VerifierOptions {
      * The measurements as this command verifies them, for the cluster's join service to enforce:
      * with their signature ({@code <file>.sig}) and key when {@code --measurements-key} was given.
      */
-    public SignedMeasurements signedMeasurements() throws IOException {
+    public SignedMeasurements signedMeasurements() {
         SignedMeasurements.Builder signed = SignedMeasurements.newBuilder()
-                .setJson(ByteString.copyFrom(Files.readAllBytes(measurements)));
+                .setJson(ByteString.copyFrom(InputFiles.read(MEASUREMENTS, measurements, MeasurementsInput.REMEDY)));
         if (measurementsKey != null) {
-            signed.setSignature(ByteString.copyFrom(Files.readAllBytes(MeasurementsFile.signatureFile(measurements))))
-                    .setPublicKeyPem(Files.readString(measurementsKey));
+            Path signature = MeasurementsInput.signatureFile(MEASUREMENTS, measurements);
+            signed.setSignature(ByteString.copyFrom(InputFiles.read(MEASUREMENTS, signature, "sign the measurements again")))
+                    .setPublicKeyPem(PemKeys.publicKey(MEASUREMENTS_KEY, measurementsKey, PUBLIC_KEY_REMEDY));
         }
         return signed.build();
     }
 
     /** The EK CA bundle (PEM) AKs must chain to; empty when any AK is trusted. */
-    public String ekCaPem() throws IOException {
-        Path ekCa = ekCaFile();
-        return ekCa == null ? "" : Files.readString(ekCa);
+    public String ekCaPem() {
+        EkCaSource source = ekCaSource();
+        return source == null ? "" : InputFiles.readString(source.name(), source.file(), EK_CA_REMEDY);
     }
 
-    private Path ekCaFile() {
-        return akTrust != null ? akTrust.ekCa : defaultEkCa();
+    private record EkCaSource(String name, Path file) {
     }
 
-    private Measurements loadMeasurements() throws IOException, MeasurementsException {
-        if (measurementsKey != null) {
-            return MeasurementsFile.verify(measurements, Files.readString(measurementsKey));
+    private EkCaSource ekCaSource() {
+        if (akTrust != null) {
+            return akTrust.ekCa == null ? null : new EkCaSource("--ek-ca", akTrust.ekCa);
         }
-        return Measurements.parse(Files.readAllBytes(measurements));
+        String fromEnv = System.getenv(EK_CA_ENV);
+        return fromEnv == null || fromEnv.isBlank() ? null : new EkCaSource("$" + EK_CA_ENV, Path.of(fromEnv));
     }
 
-    private AkTrust trust() throws IOException, CertificateException {
-        Path ekCa = ekCaFile();
+    private Measurements loadMeasurements() {
+        if (measurementsKey == null) {
+            return MeasurementsInput.parse(MEASUREMENTS, measurements);
+        }
+        String publicKey = PemKeys.publicKey(MEASUREMENTS_KEY, measurementsKey, PUBLIC_KEY_REMEDY);
+        MeasurementsInput.signatureFile(MEASUREMENTS, measurements);
+        try {
+            return MeasurementsFile.verify(measurements, publicKey);
+        } catch (MeasurementsException e) {
+            throw new CliFailure(MEASUREMENTS + " " + measurements + ": " + e.getMessage()
+                    + ": check " + MEASUREMENTS_KEY + ", or sign the file again with `sextant measurements sign`", e);
+        }
+    }
+
+    private AkTrust trust() {
         if (akTrust != null && akTrust.insecureTrustAnyAk) {
             return AkTrust.insecureTrustAnyAk();
         }
-        if (ekCa == null) {
+        EkCaSource source = ekCaSource();
+        if (source == null) {
             throw new ParameterException(spec.commandLine(), "say how the AK is trusted: --ek-ca PEM (or "
                     + EK_CA_ENV + "=PEM in the environment), or --insecure-trust-any-ak");
         }
+        byte[] pem = InputFiles.read(source.name(), source.file(), EK_CA_REMEDY);
         try {
-            return AkTrust.ekCaPem(Files.readAllBytes(ekCa));
+            return AkTrust.ekCaPem(pem);
         } catch (CertificateException e) {
-            throw new CertificateException(ekCa + ": " + e.getMessage(), e);
+            throw new CliFailure(source.name() + " " + source.file() + ": not a PEM bundle of certificates: " + EK_CA_REMEDY, e);
         }
     }
 }

@@ -34,14 +34,16 @@ public final class ClusterServices {
 
     public static final String JOIN_DAEMONSET = "sextant-join-service";
     public static final String JOIN_CONTAINER = "join-service";
-    public static final String JOIN_CA_INIT_CONTAINER = "cluster-ca";
     public static final String JOIN_SERVICE = "join-service";
-    public static final String KMS_DAEMONSET = "sextant-kms";
+    /** The KMS runs in the join service's pod, beside it. */
     public static final String KMS_CONTAINER = "kms";
     public static final String JOIN_CONFIG = "join-config";
     public static final String MEASUREMENTS_KEY = "measurements.json";
     public static final String SIGNATURE_KEY = "measurements.json.sig";
     public static final String MEASUREMENT_SALT_KEY = "measurementSalt";
+    static final String INIT_NODE_AK_KEY = "initNodeAkName";
+    static final String INIT_NODE_NAME_KEY = "initNodeName";
+    static final String INIT_NODE_DISKS_KEY = "initNodeDiskUuids";
     public static final String MEASUREMENTS_PUBLIC_KEY_CONFIGMAP = "sextant-measurements-key";
     public static final String MEASUREMENTS_PUBLIC_KEY_KEY = "measurements.pub";
     static final String EK_CA_CONFIGMAP = "sextant-ek-ca";
@@ -54,15 +56,11 @@ public final class ClusterServices {
     public static List<KubernetesObject> render(ServicesConfig config) {
         List<KubernetesObject> objects = loadBase();
 
-        V1DaemonSet kms = find(objects, V1DaemonSet.class, KMS_DAEMONSET);
-        container(kms.getSpec().getTemplate().getSpec().getContainers(), KMS_CONTAINER).setImage(config.kmsImage());
-
         V1DaemonSet join = find(objects, V1DaemonSet.class, JOIN_DAEMONSET);
         V1Container joinContainer = container(join.getSpec().getTemplate().getSpec().getContainers(), JOIN_CONTAINER);
         joinContainer.setImage(config.joinServiceImage());
-        container(join.getSpec().getTemplate().getSpec().getInitContainers(), JOIN_CA_INIT_CONTAINER)
-                .setImage(config.joinServiceImage());
         env(joinContainer, API_SERVER_ENV).setValue(config.apiServerEndpoint());
+        container(join.getSpec().getTemplate().getSpec().getContainers(), KMS_CONTAINER).setImage(config.kmsImage());
 
         V1Service joinService = find(objects, V1Service.class, JOIN_SERVICE);
         port(joinService, "grpc").setNodePort(config.joinNodePort());
@@ -70,7 +68,10 @@ public final class ClusterServices {
         V1ConfigMap joinConfig = find(objects, V1ConfigMap.class, JOIN_CONFIG);
         joinConfig.setData(sorted(Map.of(
                 MEASUREMENTS_KEY, utf8(config.measurementsJson(), "the measurements file"),
-                SIGNATURE_KEY, utf8(config.measurementsSignature(), "the measurements signature"))));
+                SIGNATURE_KEY, utf8(config.measurementsSignature(), "the measurements signature"),
+                INIT_NODE_AK_KEY, config.initNode().akNameHex(),
+                INIT_NODE_NAME_KEY, config.initNode().nodeName(),
+                INIT_NODE_DISKS_KEY, String.join(",", config.initNode().diskUuids()))));
         joinConfig.setBinaryData(sorted(Map.of(MEASUREMENT_SALT_KEY, config.measurementSalt().clone())));
 
         find(objects, V1ConfigMap.class, MEASUREMENTS_PUBLIC_KEY_CONFIGMAP)

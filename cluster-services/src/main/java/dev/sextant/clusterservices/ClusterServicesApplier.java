@@ -9,9 +9,11 @@ import io.kubernetes.client.openapi.ApiClient;
 import io.kubernetes.client.openapi.ApiException;
 import io.kubernetes.client.openapi.apis.AppsV1Api;
 import io.kubernetes.client.openapi.apis.CoreV1Api;
+import io.kubernetes.client.openapi.apis.NetworkingV1Api;
 import io.kubernetes.client.openapi.apis.RbacAuthorizationV1Api;
 import io.kubernetes.client.openapi.models.V1ConfigMap;
 import io.kubernetes.client.openapi.models.V1DaemonSet;
+import io.kubernetes.client.openapi.models.V1NetworkPolicy;
 import io.kubernetes.client.openapi.models.V1Role;
 import io.kubernetes.client.openapi.models.V1RoleBinding;
 import io.kubernetes.client.openapi.models.V1Secret;
@@ -94,6 +96,11 @@ public final class ClusterServicesApplier {
             return new Ops((c, ns, n) -> new RbacAuthorizationV1Api(c).readNamespacedRoleBinding(n, ns).execute(),
                     (c, ns, x) -> new RbacAuthorizationV1Api(c).createNamespacedRoleBinding(ns, (V1RoleBinding) x).execute(),
                     (c, ns, n, x) -> new RbacAuthorizationV1Api(c).replaceNamespacedRoleBinding(n, ns, (V1RoleBinding) x).execute());
+        }
+        if (o instanceof V1NetworkPolicy) {
+            return new Ops((c, ns, n) -> new NetworkingV1Api(c).readNamespacedNetworkPolicy(n, ns).execute(),
+                    (c, ns, x) -> new NetworkingV1Api(c).createNamespacedNetworkPolicy(ns, (V1NetworkPolicy) x).execute(),
+                    (c, ns, n, x) -> new NetworkingV1Api(c).replaceNamespacedNetworkPolicy(n, ns, (V1NetworkPolicy) x).execute());
         }
         if (o instanceof V1DaemonSet) {
             return new Ops((c, ns, n) -> new AppsV1Api(c).readNamespacedDaemonSet(n, ns).execute(),

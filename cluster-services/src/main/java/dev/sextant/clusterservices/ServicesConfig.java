@@ -5,8 +5,8 @@ import java.util.Objects;
 /**
  * Everything that differs between clusters in the KMS and join service objects.
  *
- * @param joinServiceImage  image of the join service (also runs its cluster-CA copy step)
- * @param kmsImage          image of the KMS
+ * @param joinServiceImage  image of the join service, by digest ({@code name@sha256:<hex>})
+ * @param kmsImage          image of the KMS, by digest
  * @param measurementsJson  the measurements file, exactly as signed
  * @param measurementsSignature its {@code .sig} (base64 text, as {@code sextant measurements sign} writes it)
  * @param measurementsPublicKeyPem the key the measurements are signed with
@@ -16,6 +16,7 @@ import java.util.Objects;
  * @param measurementSalt   the salt `sextant init` derived the cluster ID with
  * @param apiServerEndpoint host:port joining nodes reach the Kubernetes API at
  * @param joinNodePort      the join service's NodePort (30090 by default)
+ * @param initNode          the init node's name and disks, bound to its AK before the join service serves
  */
 public record ServicesConfig(
         String joinServiceImage,
@@ -28,13 +29,14 @@ public record ServicesConfig(
         byte[] salt,
         byte[] measurementSalt,
         String apiServerEndpoint,
-        int joinNodePort) {
+        int joinNodePort,
+        InitNodeBinding initNode) {
 
     public static final int DEFAULT_JOIN_NODE_PORT = 30090;
 
     public ServicesConfig {
-        requireText(joinServiceImage, "joinServiceImage");
-        requireText(kmsImage, "kmsImage");
+        ImageReference.requireDigest(joinServiceImage, "the join service image");
+        ImageReference.requireDigest(kmsImage, "the KMS image");
         requireBytes(measurementsJson, "measurementsJson");
         requireBytes(measurementsSignature, "measurementsSignature");
         requireText(measurementsPublicKeyPem, "measurementsPublicKeyPem");
@@ -43,6 +45,7 @@ public record ServicesConfig(
         requireBytes(salt, "salt");
         requireBytes(measurementSalt, "measurementSalt");
         requireText(apiServerEndpoint, "apiServerEndpoint");
+        Objects.requireNonNull(initNode, "initNode");
         if (masterSecret.length < 16) {
             throw new IllegalArgumentException("masterSecret must be at least 16 bytes (the KMS refuses shorter), not "
                     + masterSecret.length);
@@ -57,7 +60,8 @@ public record ServicesConfig(
     @Override
     public String toString() {
         return "ServicesConfig[joinServiceImage=" + joinServiceImage + ", kmsImage=" + kmsImage
-                + ", apiServerEndpoint=" + apiServerEndpoint + ", joinNodePort=" + joinNodePort + ", secrets=<redacted>]";
+                + ", apiServerEndpoint=" + apiServerEndpoint + ", joinNodePort=" + joinNodePort + ", initNode=" + initNode
+                + ", secrets=<redacted>]";
     }
 
     private static void requireText(String value, String name) {

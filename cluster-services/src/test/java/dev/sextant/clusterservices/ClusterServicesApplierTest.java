@@ -37,8 +37,8 @@ class ClusterServicesApplierTest {
     void firstApplyCreatesEverything() throws Exception {
         ServicesConfig config = new TestServices(dir).config();
         ApplyResult result = ClusterServicesApplier.apply(kube.client(), ClusterServices.render(config));
-        assertEquals(12, result.objects().size());
-        assertEquals(12, result.count(Action.CREATED));
+        assertEquals(10, result.objects().size());
+        assertEquals(10, result.count(Action.CREATED));
 
         CoreV1Api core = new CoreV1Api(kube.client());
         assertArrayEquals(config.masterSecret(), core.readNamespacedSecret("sextant-master-secret", "kube-system").execute().getData().get("mastersecret"));
@@ -60,7 +60,7 @@ class ClusterServicesApplierTest {
 
         ApplyResult again = ClusterServicesApplier.apply(kube.client(), rendered);
 
-        assertEquals(12, again.count(Action.UNCHANGED));
+        assertEquals(10, again.count(Action.UNCHANGED));
         assertEquals(writes, kube.writes(), "no create, update or patch request on a re-apply");
     }
 
@@ -69,14 +69,15 @@ class ClusterServicesApplierTest {
     void changedValueUpdatesOneObject() throws Exception {
         ServicesConfig config = new TestServices(dir).config();
         ClusterServicesApplier.apply(kube.client(), ClusterServices.render(config));
-        ServicesConfig newKms = new ServicesConfig(config.joinServiceImage(), "127.0.0.1:5000/sextant/kms:2.0",
+        ServicesConfig newKms = new ServicesConfig(config.joinServiceImage(), TestServices.KMS_IMAGE_V2,
                 config.measurementsJson(), config.measurementsSignature(), config.measurementsPublicKeyPem(), config.ekCaPem(),
-                config.masterSecret(), config.salt(), config.measurementSalt(), config.apiServerEndpoint(), config.joinNodePort());
+                config.masterSecret(), config.salt(), config.measurementSalt(), config.apiServerEndpoint(), config.joinNodePort(),
+                config.initNode());
 
         ApplyResult result = ClusterServicesApplier.apply(kube.client(), ClusterServices.render(newKms));
 
         assertEquals(1, result.count(Action.UPDATED));
-        assertEquals(new ClusterServicesApplier.Applied("DaemonSet", "sextant-kms", Action.UPDATED),
+        assertEquals(new ClusterServicesApplier.Applied("DaemonSet", "sextant-join-service", Action.UPDATED),
                 result.objects().stream().filter(o -> o.action() == Action.UPDATED).findFirst().orElseThrow());
     }
 
@@ -86,13 +87,13 @@ class ClusterServicesApplierTest {
         List<KubernetesObject> rendered = ClusterServices.render(new TestServices(dir).config());
         kube.failWhen("POST", "/apis/apps/v1/namespaces/kube-system/daemonsets");
         ApiException e = assertThrows(ApiException.class, () -> ClusterServicesApplier.apply(kube.client(), rendered));
-        assertTrue(e.getMessage().contains("creating DaemonSet kube-system/sextant-kms"), e.getMessage());
+        assertTrue(e.getMessage().contains("creating DaemonSet kube-system/sextant-join-service"), e.getMessage());
         assertEquals(500, e.getCode());
 
         kube.heal();
         ApplyResult resumed = ClusterServicesApplier.apply(kube.client(), rendered);
-        assertEquals(2, resumed.count(Action.UNCHANGED), "the ServiceAccount and Secret before the failure stay");
-        assertEquals(10, resumed.count(Action.CREATED));
+        assertEquals(8, resumed.count(Action.UNCHANGED), "the objects before the DaemonSet stay");
+        assertEquals(2, resumed.count(Action.CREATED));
     }
 
     @Test
@@ -101,16 +102,16 @@ class ClusterServicesApplierTest {
         List<KubernetesObject> rendered = ClusterServices.render(new TestServices(dir).config());
         ClusterServicesApplier.apply(kube.client(), rendered);
         AppsV1Api apps = new AppsV1Api(kube.client());
-        var ds = apps.readNamespacedDaemonSet("sextant-kms", "kube-system").execute();
+        var ds = apps.readNamespacedDaemonSet("sextant-join-service", "kube-system").execute();
         ds.getSpec().revisionHistoryLimit(10).getTemplate().getSpec().dnsPolicy("ClusterFirst").getContainers().get(0)
                 .terminationMessagePath("/dev/termination-log");
         ds.getMetadata().putAnnotationsItem("deprecated.daemonset.template.generation", "1");
-        apps.replaceNamespacedDaemonSet("sextant-kms", "kube-system", ds).execute();
-        new DaemonSetController(kube.client()).rolledOut("sextant-kms");
+        apps.replaceNamespacedDaemonSet("sextant-join-service", "kube-system", ds).execute();
+        new DaemonSetController(kube.client()).rolledOut("sextant-join-service");
 
         ApplyResult again = ClusterServicesApplier.apply(kube.client(), rendered);
 
-        assertEquals(12, again.count(Action.UNCHANGED));
+        assertEquals(10, again.count(Action.UNCHANGED));
     }
 
     @Test
@@ -119,14 +120,15 @@ class ClusterServicesApplierTest {
         List<KubernetesObject> rendered = ClusterServices.render(new TestServices(dir).config());
         ClusterServicesApplier.apply(kube.client(), rendered);
         AppsV1Api apps = new AppsV1Api(kube.client());
-        var ds = apps.readNamespacedDaemonSet("sextant-kms", "kube-system").execute();
+        var ds = apps.readNamespacedDaemonSet("sextant-join-service", "kube-system").execute();
         ds.getSpec().getTemplate().getSpec().addContainersItem(new io.kubernetes.client.openapi.models.V1Container().name("sidecar").image("evil:1"));
-        apps.replaceNamespacedDaemonSet("sextant-kms", "kube-system", ds).execute();
+        apps.replaceNamespacedDaemonSet("sextant-join-service", "kube-system", ds).execute();
 
         ApplyResult again = ClusterServicesApplier.apply(kube.client(), rendered);
 
         assertEquals(1, again.count(Action.UPDATED));
-        assertEquals(1, apps.readNamespacedDaemonSet("sextant-kms", "kube-system").execute().getSpec().getTemplate().getSpec().getContainers().size());
+        assertEquals(List.of("join-service", "kms"), apps.readNamespacedDaemonSet("sextant-join-service", "kube-system").execute()
+                .getSpec().getTemplate().getSpec().getContainers().stream().map(io.kubernetes.client.openapi.models.V1Container::getName).toList());
     }
 
     @Test

@@ -54,8 +54,8 @@ class ManifestSchemaTest {
     @Test
     @DisplayName("a DaemonSet with a field the schema does not define is rejected, naming the field")
     void unknownFieldIsRejected() {
-        String wrong = ClusterServices.resource("kms-daemonset.yaml")
-                .replace("      serviceAccountName: sextant-kms", "      serviceAccountName: sextant-kms\n      hostNetwrok: true");
+        String wrong = ClusterServices.resource("join-service-daemonset.yaml")
+                .replace("      serviceAccountName: sextant-join-service", "      serviceAccountName: sextant-join-service\n      hostNetwrok: true");
         IOException e = assertThrows(IOException.class, () -> OpenApiSchema.validateYaml(wrong));
         assertTrue(e.getMessage().contains("hostNetwrok"), e.getMessage());
     }
@@ -63,7 +63,7 @@ class ManifestSchemaTest {
     @Test
     @DisplayName("a container without its required name is rejected")
     void missingContainerNameIsRejected() {
-        String wrong = ClusterServices.resource("kms-daemonset.yaml").replace("        - name: kms\n          image:", "        - image:");
+        String wrong = ClusterServices.resource("join-service-daemonset.yaml").replace("        - name: kms\n          image:", "        - image:");
         IOException e = assertThrows(IOException.class, () -> OpenApiSchema.validateYaml(wrong));
         assertTrue(e.getMessage().contains("name"), e.getMessage());
     }
@@ -76,7 +76,7 @@ class ManifestSchemaTest {
     }
 
     @Test
-    @DisplayName("kubectl's kustomize builds the base into the same twelve objects (when kubectl is installed)")
+    @DisplayName("kubectl's kustomize builds the base into the same ten objects (when kubectl is installed)")
     void kubectlKustomizeBuildsTheBase() throws Exception {
         Path base = Path.of("src/main/resources/manifests/base");
         Process p;

@@ -6,6 +6,7 @@ import io.kubernetes.client.common.KubernetesObject;
 import io.kubernetes.client.openapi.JSON;
 import io.kubernetes.client.openapi.models.V1ConfigMap;
 import io.kubernetes.client.openapi.models.V1DaemonSet;
+import io.kubernetes.client.openapi.models.V1NetworkPolicy;
 import io.kubernetes.client.openapi.models.V1Role;
 import io.kubernetes.client.openapi.models.V1RoleBinding;
 import io.kubernetes.client.openapi.models.V1Secret;
@@ -35,7 +36,8 @@ final class OpenApiSchema {
             "v1/Service", V1Service::validateJsonElement,
             "rbac.authorization.k8s.io/v1/Role", V1Role::validateJsonElement,
             "rbac.authorization.k8s.io/v1/RoleBinding", V1RoleBinding::validateJsonElement,
-            "apps/v1/DaemonSet", V1DaemonSet::validateJsonElement);
+            "apps/v1/DaemonSet", V1DaemonSet::validateJsonElement,
+            "networking.k8s.io/v1/NetworkPolicy", V1NetworkPolicy::validateJsonElement);
 
     private OpenApiSchema() {}
 

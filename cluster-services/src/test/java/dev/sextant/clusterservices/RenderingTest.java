@@ -9,16 +9,16 @@ import io.kubernetes.client.common.KubernetesObject;
 import io.kubernetes.client.openapi.models.V1ConfigMap;
 import io.kubernetes.client.openapi.models.V1Container;
 import io.kubernetes.client.openapi.models.V1DaemonSet;
+import io.kubernetes.client.openapi.models.V1NetworkPolicy;
 import io.kubernetes.client.openapi.models.V1PodSpec;
 import io.kubernetes.client.openapi.models.V1Secret;
 import io.kubernetes.client.openapi.models.V1Service;
-import io.kubernetes.client.openapi.models.V1ServiceAccount;
-import io.kubernetes.client.openapi.models.V1Volume;
 import io.kubernetes.client.util.Yaml;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
@@ -47,20 +47,53 @@ class RenderingTest {
     }
 
     @Test
-    @DisplayName("the images, the API endpoint and the NodePort land where the services read them")
+    @DisplayName("the images, the API endpoint and the NodePort land where the services read them; the KMS has no Service")
     void valuesLandInTheirFields() {
-        V1PodSpec join = pod(ClusterServices.JOIN_DAEMONSET);
-        assertEquals(TestServices.JOIN_IMAGE, join.getContainers().get(0).getImage());
-        assertEquals(TestServices.JOIN_IMAGE, join.getInitContainers().get(0).getImage());
-        assertEquals("10.0.0.1:6443", env(join.getContainers().get(0), "SEXTANT_API_SERVER_ENDPOINT"));
-        assertEquals(TestServices.KMS_IMAGE, pod(ClusterServices.KMS_DAEMONSET).getContainers().get(0).getImage());
+        V1PodSpec pod = pod(ClusterServices.JOIN_DAEMONSET);
+        assertEquals(TestServices.JOIN_IMAGE, container(pod, ClusterServices.JOIN_CONTAINER).getImage());
+        assertEquals(TestServices.KMS_IMAGE, container(pod, ClusterServices.KMS_CONTAINER).getImage());
+        assertEquals("10.0.0.1:6443", env(container(pod, ClusterServices.JOIN_CONTAINER), "SEXTANT_API_SERVER_ENDPOINT"));
         V1Service joinService = ClusterServices.find(rendered, V1Service.class, "join-service");
         assertEquals("NodePort", joinService.getSpec().getType());
         assertEquals(30090, joinService.getSpec().getPorts().get(0).getNodePort());
         assertEquals(9090, joinService.getSpec().getPorts().get(0).getPort());
-        V1Service keyService = ClusterServices.find(rendered, V1Service.class, "key-service");
-        assertEquals("ClusterIP", keyService.getSpec().getType());
-        assertEquals(9000, keyService.getSpec().getPorts().get(0).getPort());
+        assertEquals(List.of("join-service"), rendered.stream().filter(V1Service.class::isInstance)
+                .map(o -> o.getMetadata().getName()).toList(), "no Service reaches the KMS");
+    }
+
+    @Test
+    @DisplayName("the init node's AK name, node name and disks are in join-config, read by the join service at start")
+    void initNodeBindingIsRendered() {
+        V1ConfigMap joinConfig = ClusterServices.find(rendered, V1ConfigMap.class, "join-config");
+        assertEquals(TestServices.INIT_NODE.akNameHex(), joinConfig.getData().get("initNodeAkName"));
+        assertEquals("control-plane-0", joinConfig.getData().get("initNodeName"));
+        assertEquals(String.join(",", TestServices.INIT_NODE.diskUuids()), joinConfig.getData().get("initNodeDiskUuids"));
+        V1Container join = container(pod(ClusterServices.JOIN_DAEMONSET), ClusterServices.JOIN_CONTAINER);
+        for (String[] envAndKey : new String[][] {{"SEXTANT_JOIN_INIT_NODE_AK_NAME", "initNodeAkName"},
+                {"SEXTANT_JOIN_INIT_NODE_NODE_NAME", "initNodeName"}, {"SEXTANT_JOIN_INIT_NODE_DISK_UUIDS", "initNodeDiskUuids"}}) {
+            var ref = join.getEnv().stream().filter(e -> e.getName().equals(envAndKey[0])).findFirst().orElseThrow()
+                    .getValueFrom().getConfigMapKeyRef();
+            assertEquals("join-config", ref.getName());
+            assertEquals(envAndKey[1], ref.getKey());
+        }
+    }
+
+    @Test
+    @DisplayName("the KMS is reachable by the join service only: same pod, loopback endpoint, and a default-deny NetworkPolicy admitting only port 9090")
+    void kmsOnlyBesideTheJoinService() {
+        V1PodSpec pod = pod(ClusterServices.JOIN_DAEMONSET);
+        assertEquals("127.0.0.1:9000", env(container(pod, ClusterServices.JOIN_CONTAINER), "SEXTANT_KMS_ENDPOINT"));
+        V1Container kms = container(pod, ClusterServices.KMS_CONTAINER);
+        assertTrue(kms.getPorts().stream().noneMatch(p -> p.getContainerPort() == 9000), "the KMS's gRPC port is not exposed");
+        assertTrue(kms.getEnv().stream().noneMatch(e -> e.getName().equals("SEXTANT_KMS_GRPC_HOST")), "gRPC keeps its loopback default");
+        V1NetworkPolicy policy = ClusterServices.find(rendered, V1NetworkPolicy.class, "sextant-default-deny");
+        assertEquals(Map.of("app.kubernetes.io/part-of", "sextant"), policy.getSpec().getPodSelector().getMatchLabels());
+        assertEquals(List.of("Ingress"), policy.getSpec().getPolicyTypes());
+        assertEquals(1, policy.getSpec().getIngress().size());
+        assertEquals(List.of(9090), policy.getSpec().getIngress().get(0).getPorts().stream()
+                .map(p -> p.getPort().getIntValue()).toList());
+        assertEquals("sextant", ClusterServices.find(rendered, V1DaemonSet.class, ClusterServices.JOIN_DAEMONSET)
+                .getSpec().getTemplate().getMetadata().getLabels().get("app.kubernetes.io/part-of"), "the policy selects the pod");
     }
 
     @Test
@@ -70,52 +103,59 @@ class RenderingTest {
         assertEquals(TestServices.measurementsJson(0x11), joinConfig.getData().get("measurements.json"));
         assertEquals("c2lnbmF0dXJl\n", joinConfig.getData().get("measurements.json.sig"));
         assertArrayEquals(TestServices.bytes(32, 0x44), joinConfig.getBinaryData().get("measurementSalt"));
-        V1Container join = pod(ClusterServices.JOIN_DAEMONSET).getContainers().get(0);
+        V1Container join = container(pod(ClusterServices.JOIN_DAEMONSET), ClusterServices.JOIN_CONTAINER);
         assertEquals("/var/config/join/measurements.json", env(join, "SEXTANT_JOIN_MEASUREMENTS_FILE"));
         assertEquals("/var/config/join/measurementSalt", env(join, "SEXTANT_JOIN_MEASUREMENT_SALT_FILE"));
         assertTrue(join.getVolumeMounts().stream().anyMatch(m -> m.getMountPath().equals("/var/config/join")));
     }
 
     @Test
-    @DisplayName("the master secret is a Secret mounted by the KMS only, and the KMS gets no API token")
+    @DisplayName("the master secret is mounted by the KMS container only, the API token by the join service container only")
     void masterSecretReachesOnlyTheKms() {
         V1Secret secret = ClusterServices.find(rendered, V1Secret.class, "sextant-master-secret");
         assertArrayEquals(TestServices.bytes(32, 0x42), secret.getData().get("mastersecret"));
         assertArrayEquals(TestServices.bytes(32, 0x43), secret.getData().get("salt"));
-        assertTrue(mountsSecret(pod(ClusterServices.KMS_DAEMONSET), "sextant-master-secret"));
-        assertFalse(mountsSecret(pod(ClusterServices.JOIN_DAEMONSET), "sextant-master-secret"));
-        assertFalse(ClusterServices.find(rendered, V1ServiceAccount.class, "sextant-kms").getAutomountServiceAccountToken());
-        assertFalse(pod(ClusterServices.KMS_DAEMONSET).getAutomountServiceAccountToken());
+        V1PodSpec pod = pod(ClusterServices.JOIN_DAEMONSET);
+        String secretVolume = pod.getVolumes().stream().filter(v -> v.getSecret() != null
+                && "sextant-master-secret".equals(v.getSecret().getSecretName())).findFirst().orElseThrow().getName();
+        assertTrue(mounts(container(pod, ClusterServices.KMS_CONTAINER), secretVolume));
+        assertFalse(mounts(container(pod, ClusterServices.JOIN_CONTAINER), secretVolume));
+        assertFalse(pod.getAutomountServiceAccountToken(), "no token in every container by default");
+        assertTrue(mounts(container(pod, ClusterServices.JOIN_CONTAINER), "kube-api-access"));
+        assertFalse(mounts(container(pod, ClusterServices.KMS_CONTAINER), "kube-api-access"));
     }
 
     @Test
-    @DisplayName("both workloads run non-root on control-plane nodes and are probed on /health of their management port")
+    @DisplayName("both containers run non-root on control-plane nodes and are probed on /health of their own management port")
     void workloadsAreNonRootControlPlaneDaemonSets() {
-        for (String name : List.of(ClusterServices.JOIN_DAEMONSET, ClusterServices.KMS_DAEMONSET)) {
-            V1PodSpec pod = pod(name);
-            assertTrue(pod.getSecurityContext().getRunAsNonRoot(), name);
-            assertEquals(10001L, pod.getSecurityContext().getRunAsUser(), name);
-            assertEquals("node-role.kubernetes.io/control-plane", pod.getAffinity().getNodeAffinity()
-                    .getRequiredDuringSchedulingIgnoredDuringExecution().getNodeSelectorTerms().get(0).getMatchExpressions().get(0).getKey());
-            assertTrue(pod.getTolerations().stream().anyMatch(t -> "node-role.kubernetes.io/control-plane".equals(t.getKey())), name);
-            V1Container c = pod.getContainers().get(0);
+        V1PodSpec pod = pod(ClusterServices.JOIN_DAEMONSET);
+        assertTrue(pod.getSecurityContext().getRunAsNonRoot());
+        assertEquals(10001L, pod.getSecurityContext().getRunAsUser());
+        assertEquals("node-role.kubernetes.io/control-plane", pod.getAffinity().getNodeAffinity()
+                .getRequiredDuringSchedulingIgnoredDuringExecution().getNodeSelectorTerms().get(0).getMatchExpressions().get(0).getKey());
+        assertTrue(pod.getTolerations().stream().anyMatch(t -> "node-role.kubernetes.io/control-plane".equals(t.getKey())));
+        assertTrue(pod.getInitContainers() == null || pod.getInitContainers().isEmpty(), "no root init container");
+        Map<String, Integer> managementPorts = Map.of(ClusterServices.JOIN_CONTAINER, 9091, ClusterServices.KMS_CONTAINER, 9092);
+        for (V1Container c : pod.getContainers()) {
             assertEquals("/health", c.getReadinessProbe().getHttpGet().getPath());
             assertEquals("/health", c.getLivenessProbe().getHttpGet().getPath());
-            assertEquals(9091, c.getPorts().stream().filter(p -> p.getName().equals("management")).findFirst().orElseThrow().getContainerPort());
-            assertFalse(c.getSecurityContext().getAllowPrivilegeEscalation(), name);
+            String port = c.getReadinessProbe().getHttpGet().getPort().getStrValue();
+            assertEquals(managementPorts.get(c.getName()), c.getPorts().stream().filter(p -> p.getName().equals(port))
+                    .findFirst().orElseThrow().getContainerPort(), c.getName());
+            assertFalse(c.getSecurityContext().getAllowPrivilegeEscalation(), c.getName());
+            assertTrue(c.getSecurityContext().getReadOnlyRootFilesystem(), c.getName());
         }
     }
 
     @Test
-    @DisplayName("the k3s cluster CA is mounted read-only from the host, only into the copy step")
-    void clusterCaComesReadOnlyFromK3s() {
-        V1PodSpec join = pod(ClusterServices.JOIN_DAEMONSET);
-        V1Volume tls = join.getVolumes().stream().filter(v -> v.getHostPath() != null).findFirst().orElseThrow();
-        assertEquals("/var/lib/rancher/k3s/server/tls", tls.getHostPath().getPath());
-        assertTrue(join.getInitContainers().get(0).getVolumeMounts().stream()
-                .anyMatch(m -> m.getName().equals(tls.getName()) && m.getReadOnly()));
-        assertTrue(join.getContainers().get(0).getVolumeMounts().stream().noneMatch(m -> m.getName().equals(tls.getName())));
-        assertEquals("/var/config/cluster-ca/client-ca.key", env(join.getContainers().get(0), "SEXTANT_JOIN_CA_KEY_FILE"));
+    @DisplayName("k3s: no CA private key reaches the pod; the CA nodes pin is the service account's ca.crt")
+    void noClusterCaKey() {
+        V1PodSpec pod = pod(ClusterServices.JOIN_DAEMONSET);
+        assertTrue(pod.getVolumes().stream().noneMatch(v -> v.getHostPath() != null), "no host path");
+        V1Container join = container(pod, ClusterServices.JOIN_CONTAINER);
+        assertTrue(join.getEnv().stream().noneMatch(e -> e.getName().contains("CA_KEY")), "no CA key file setting");
+        assertEquals("k3s", env(join, "SEXTANT_JOIN_KUBERNETES_DISTRIBUTION"));
+        assertEquals("/var/run/secrets/kubernetes.io/serviceaccount/ca.crt", env(join, "SEXTANT_JOIN_CA_CERT_FILE"));
     }
 
     @Test
@@ -135,7 +175,11 @@ class RenderingTest {
         return c.getEnv().stream().filter(e -> e.getName().equals(name)).findFirst().orElseThrow().getValue();
     }
 
-    private static boolean mountsSecret(V1PodSpec pod, String secret) {
-        return pod.getVolumes().stream().anyMatch(v -> v.getSecret() != null && secret.equals(v.getSecret().getSecretName()));
+    private static V1Container container(V1PodSpec pod, String name) {
+        return ClusterServices.container(pod.getContainers(), name);
+    }
+
+    private static boolean mounts(V1Container c, String volume) {
+        return c.getVolumeMounts().stream().anyMatch(m -> m.getName().equals(volume));
     }
 }

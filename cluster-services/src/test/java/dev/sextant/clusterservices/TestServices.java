@@ -16,8 +16,13 @@ import org.bouncycastle.openssl.jcajce.JcaPEMWriter;
  * files signed with it, and fixed stand-ins for the EK CA and the secrets.
  */
 public final class TestServices {
-    public static final String JOIN_IMAGE = "127.0.0.1:5000/sextant/join-service:1.0";
-    public static final String KMS_IMAGE = "127.0.0.1:5000/sextant/kms:1.0";
+    public static final String JOIN_IMAGE = "127.0.0.1:5000/sextant/join-service@sha256:" + "a1".repeat(32);
+    public static final String KMS_IMAGE = "127.0.0.1:5000/sextant/kms@sha256:" + "b1".repeat(32);
+    public static final String JOIN_IMAGE_V2 = "127.0.0.1:5000/sextant/join-service@sha256:" + "a2".repeat(32);
+    public static final String KMS_IMAGE_V2 = "127.0.0.1:5000/sextant/kms@sha256:" + "b2".repeat(32);
+
+    public static final InitNodeBinding INIT_NODE = new InitNodeBinding("000b" + "ab".repeat(32), "control-plane-0",
+            java.util.List.of("6f1c1f0e-2f4b-4d8a-9a57-0d0c5e3e0a01", "6f1c1f0e-2f4b-4d8a-9a57-0d0c5e3e0a02"));
 
     private final KeyPair measurementsKey;
     private final Path dir;
@@ -44,7 +49,7 @@ public final class TestServices {
         return new ServicesConfig(JOIN_IMAGE, KMS_IMAGE, Files.readAllBytes(measurements),
                 Files.readAllBytes(MeasurementsFile.signatureFile(measurements)), publicKeyPem(),
                 "-----BEGIN CERTIFICATE-----\nTEST-EK-CA\n-----END CERTIFICATE-----\n",
-                bytes(32, 0x42), bytes(32, 0x43), bytes(32, 0x44), "10.0.0.1:6443", ServicesConfig.DEFAULT_JOIN_NODE_PORT);
+                bytes(32, 0x42), bytes(32, 0x43), bytes(32, 0x44), "10.0.0.1:6443", ServicesConfig.DEFAULT_JOIN_NODE_PORT, INIT_NODE);
     }
 
     /** Fixed values throughout, for the golden rendering. */
@@ -53,12 +58,16 @@ public final class TestServices {
                 "c2lnbmF0dXJl\n".getBytes(StandardCharsets.UTF_8),
                 "-----BEGIN PUBLIC KEY-----\nTEST-MEASUREMENTS-KEY\n-----END PUBLIC KEY-----\n",
                 "-----BEGIN CERTIFICATE-----\nTEST-EK-CA\n-----END CERTIFICATE-----\n",
-                bytes(32, 0x42), bytes(32, 0x43), bytes(32, 0x44), "10.0.0.1:6443", ServicesConfig.DEFAULT_JOIN_NODE_PORT);
+                bytes(32, 0x42), bytes(32, 0x43), bytes(32, 0x44), "10.0.0.1:6443", ServicesConfig.DEFAULT_JOIN_NODE_PORT, INIT_NODE);
     }
 
+    /** A complete set (PCR 4, 9, 11, 12, 13, 15), PCR 4 filled with the given byte, the others zero. */
     public static String measurementsJson(int pcr4Fill) {
-        String hex = String.format("%02x", pcr4Fill).repeat(32);
-        return "{\"variant\":\"qemu-vtpm\",\"measurements\":{\"4\":{\"expected\":\"" + hex + "\",\"warnOnly\":false}}}\n";
+        String pcr4 = String.format("%02x", pcr4Fill).repeat(32);
+        String entries = java.util.stream.Stream.of(4, 9, 11, 12, 13, 15)
+                .map(pcr -> "\"" + pcr + "\":{\"expected\":\"" + (pcr == 4 ? pcr4 : "00".repeat(32)) + "\",\"warnOnly\":false}")
+                .collect(java.util.stream.Collectors.joining(","));
+        return "{\"variant\":\"qemu-vtpm\",\"measurements\":{" + entries + "}}\n";
     }
 
     static byte[] bytes(int n, int fill) {

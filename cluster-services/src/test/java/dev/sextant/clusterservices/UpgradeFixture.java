@@ -22,11 +22,11 @@ public final class UpgradeFixture implements AutoCloseable {
         config = services.config();
         ClusterServicesApplier.apply(kube.client(), ClusterServices.render(config));
         controller.rolledOut(ClusterServices.JOIN_DAEMONSET);
-        controller.rolledOut(ClusterServices.KMS_DAEMONSET);
     }
 
-    public String image(String daemonSet) throws ApiException {
-        return pod(daemonSet).getContainers().get(0).getImage();
+    /** The image of a container of the services' pod (join service or KMS). */
+    public String image(String container) throws ApiException {
+        return ClusterServices.container(pod(ClusterServices.JOIN_DAEMONSET).getContainers(), container).getImage();
     }
 
     public V1PodSpec pod(String daemonSet) throws ApiException {

@@ -1,6 +1,7 @@
 package dev.sextant.images;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -18,13 +19,16 @@ final class DockerDaemon implements AutoCloseable {
         this.startedHere = startedHere;
     }
 
-    /** The server version when a daemon answers the {@code docker} client, else empty. */
+    /**
+     * The server version when a daemon answers the {@code docker} client, else empty. A client that
+     * cannot run or hangs is broken, not absent (the test checked it is installed): that throws.
+     */
     static Optional<String> serverVersion() {
         try {
             Command.Result r = Command.run(QUICK, java.util.List.of("docker", "version", "--format", "{{.Server.Version}}"));
             return r.ok() ? Optional.of(r.output().lines().reduce((a, b) -> b).orElse("")) : Optional.empty();
         } catch (IOException e) {
-            return Optional.empty();
+            throw new UncheckedIOException("the docker client failed to run: " + e.getMessage(), e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return Optional.empty();

@@ -108,7 +108,11 @@ class RegistryPathTest {
         int http = FreePort.next();
         Path secrets = ServiceFiles.kms(work.resolve("kms-config"));
         long t0 = System.nanoTime();
-        Docker.run(name, kmsImage, Map.of(grpc, 9000, http, 9091), Map.of(secrets.toString(), "/var/config"), Map.of());
+        // The KMS listens on loopback and answers loopback peers only; a published port needs both widened
+        // (the insecure setting warns on every call).
+        Docker.run(name, kmsImage, Map.of(grpc, 9000, http, 9091), Map.of(secrets.toString(), "/var/config"),
+                Map.of("SEXTANT_KMS_GRPC_HOST", "0.0.0.0", "SEXTANT_KMS_HTTP_HOST", "0.0.0.0",
+                        "SEXTANT_KMS_INSECURE_ALLOW_REMOTE_CALLERS", "true"));
         String health = Health.await(http, START, () -> Docker.logs(name));
         long served = System.nanoTime() - t0;
         ManagedChannel channel = NettyChannelBuilder.forAddress("127.0.0.1", grpc).usePlaintext().build();
@@ -136,7 +140,8 @@ class RegistryPathTest {
         Path pki = ServiceFiles.clusterPki(work.resolve("join-pki"));
         // Nothing listens on the Kubernetes API or KMS addresses: the calls below never get that far.
         Map<String, String> env = Map.of("SEXTANT_API_SERVER_ENDPOINT", "10.0.0.1:6443",
-                "SEXTANT_KUBERNETES_BASE_PATH", "http://127.0.0.1:9", "SEXTANT_KMS_ENDPOINT", "127.0.0.1:9");
+                "SEXTANT_KUBERNETES_BASE_PATH", "http://127.0.0.1:9", "SEXTANT_KMS_ENDPOINT", "127.0.0.1:9",
+                "SEXTANT_JOIN_CA_CERT_FILE", "/etc/kubernetes/pki/ca.crt");
         long t0 = System.nanoTime();
         Docker.run(name, joinImage, Map.of(grpc, 9090, http, 9091),
                 Map.of(config.toString(), "/var/config", pki.toString(), "/etc/kubernetes/pki"), env);

@@ -20,9 +20,4 @@ public final class Hex {
     public static String sha256Hex(byte[] data) {
         return HexFormat.of().formatHex(sha256(data));
     }
-
-    /** Constant-time equality after a length check (style rule for digests and identities). */
-    public static boolean same(byte[] a, byte[] b) {
-        return a.length == b.length && MessageDigest.isEqual(a, b);
-    }
 }

@@ -1,5 +1,8 @@
 package dev.sextant.joinapi;
 
+import dev.sextant.grpcsupport.Refusal;
+
+import dev.sextant.joinapi.binding.InitNodeClaim;
 import dev.sextant.joinapi.identity.CallerIdentity;
 import dev.sextant.joinapi.metrics.JoinMetrics;
 import dev.sextant.joinapi.ticket.TicketIssuer;
@@ -22,7 +25,11 @@ public class JoinEndpoint extends JoinServiceGrpc.JoinServiceImplBase {
     private final CallerIdentity caller;
     private final JoinMetrics metrics;
 
-    public JoinEndpoint(TicketIssuer issuer, CallerIdentity caller, JoinMetrics metrics) {
+    /**
+     * @param initNode unused here: depending on it makes the endpoint exist only after the init
+     *                 node's name and disks were bound, so no call is served before that
+     */
+    public JoinEndpoint(TicketIssuer issuer, CallerIdentity caller, JoinMetrics metrics, InitNodeClaim initNode) {
         this.issuer = issuer;
         this.caller = caller;
         this.metrics = metrics;
@@ -47,7 +54,7 @@ public class JoinEndpoint extends JoinServiceGrpc.JoinServiceImplBase {
         long start = System.nanoTime();
         try {
             byte[] akName = caller.current().orElseThrow(() ->
-                    new Refusal(Refusal.Reason.UNATTESTED, "the caller is not attested"));
+                    new Refusal(JoinRefusal.UNATTESTED, "the caller is not attested"));
             T response = step.run(akName);
             responses.onNext(response);
             responses.onCompleted();
@@ -55,7 +62,7 @@ public class JoinEndpoint extends JoinServiceGrpc.JoinServiceImplBase {
         } catch (Refusal r) {
             metrics.refused(kind, r.reason(), System.nanoTime() - start);
             // Caller mistakes at INFO; our own or our dependencies' trouble at WARN.
-            if (r.reason().code() == io.grpc.Status.Code.INTERNAL || r.reason().code() == io.grpc.Status.Code.UNAVAILABLE) {
+            if (r.isServerSide()) {
                 LOG.warn("{} refused ({}): {}", kind, r.reason().tag(), r.getMessage(), r.getCause());
             } else {
                 LOG.info("{} refused ({}): {}", kind, r.reason().tag(), r.getMessage());

@@ -69,8 +69,8 @@ class AtlsJoinTest implements TestPropertyProvider {
         String uuid = JoinTicketTest.newUuid();
         IssueJoinTicketResponse t = call(nodes.good, s -> s.issueJoinTicket(JoinTicketTest.request(uuid, "atls-1")));
         assertArrayEquals(FakeKeyService.keyFor(uuid), t.getStateDiskKey().toByteArray());
-        assertArrayEquals(nodes.good.akName(),
-                new KubernetesBindingStore(cluster.kube.client(), "kube-system").owner(BindingStore.Kind.DISK, uuid).orElseThrow());
+        assertEquals(java.util.HexFormat.of().formatHex(nodes.good.akName()),
+                new KubernetesBindingStore(cluster.kube.client(), "kube-system").lookup(BindingStore.Kind.DISK, uuid).orElseThrow());
         StatusRuntimeException other = assertThrows(StatusRuntimeException.class,
                 () -> call(nodes.goodToo, s -> s.issueJoinTicket(JoinTicketTest.request(uuid, "atls-2"))));
         assertEquals(Status.Code.PERMISSION_DENIED, other.getStatus().getCode());

@@ -32,7 +32,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 @MicronautTest
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
-@DisplayName("Bad input: every malformed field is INVALID_ARGUMENT with a message, before anything is issued")
+@DisplayName("Bad input (kubeadm, where the CSR is read): every malformed field is INVALID_ARGUMENT with a message, before anything is issued")
 class BadInputTest implements TestPropertyProvider {
     private static final String UUID = "0f2c1a8e-5d4b-4c3a-9b2e-1f0e9d8c7b6a";
     private final TestCluster cluster = new TestCluster();
@@ -43,7 +43,7 @@ class BadInputTest implements TestPropertyProvider {
 
     @Override
     public Map<String, String> getProperties() {
-        return cluster.properties();
+        return cluster.kubeadmProperties();
     }
 
     @AfterAll
@@ -117,7 +117,7 @@ class BadInputTest implements TestPropertyProvider {
         var t = TestCaller.as(channel, TestCaller.ak("m9")).issueJoinTicket(IssueJoinTicketRequest.newBuilder()
                 .setDiskUuid("9f2c1a8e-5d4b-4c3a-9b2e-1f0e9d8c7b6a").setNodeName("worker-9")
                 .setKubeletCsr(ByteString.copyFrom(csr)).build());
-        assertTrue(t.getKubeletCertificate().toStringUtf8().startsWith("-----BEGIN CERTIFICATE-----"));
+        assertTrue(t.getKubeadm().getKubeletCertificate().toStringUtf8().startsWith("-----BEGIN CERTIFICATE-----"));
     }
 
     @Test

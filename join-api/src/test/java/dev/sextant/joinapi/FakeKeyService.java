@@ -21,9 +21,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * SHA-256("key-" + id) (deterministic, so "same UUID, same key" is observable), and which can be
  * switched to answer UNAVAILABLE like a KMS that is down.
  */
-final class FakeKeyService extends KeyServiceGrpc.KeyServiceImplBase implements AutoCloseable {
+public final class FakeKeyService extends KeyServiceGrpc.KeyServiceImplBase implements AutoCloseable {
     final AtomicBoolean down = new AtomicBoolean();
-    final AtomicInteger calls = new AtomicInteger();
+    public final AtomicInteger calls = new AtomicInteger();
     private final Server server;
 
     FakeKeyService() throws IOException {
@@ -34,7 +34,7 @@ final class FakeKeyService extends KeyServiceGrpc.KeyServiceImplBase implements 
         return "127.0.0.1:" + server.getPort();
     }
 
-    static byte[] keyFor(String id) {
+    public static byte[] keyFor(String id) {
         return Arrays.copyOf(Hex.sha256(("key-" + id).getBytes(StandardCharsets.UTF_8)), 32);
     }
 

@@ -2,17 +2,16 @@ package dev.sextant.joinapi;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.google.protobuf.ByteString;
 import dev.sextant.joinapi.binding.BindingStore;
 import dev.sextant.joinapi.binding.KubernetesBindingStore;
-import dev.sextant.proto.v1.ControlPlaneFile;
 import dev.sextant.proto.v1.IssueJoinTicketRequest;
 import dev.sextant.proto.v1.IssueJoinTicketResponse;
 import dev.sextant.proto.v1.IssueRejoinTicketRequest;
+import dev.sextant.proto.v1.K3sJoin;
 import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
@@ -22,14 +21,11 @@ import io.micronaut.grpc.server.GrpcServerChannel;
 import io.micronaut.test.extensions.junit5.annotation.MicronautTest;
 import io.micronaut.test.support.TestPropertyProvider;
 import jakarta.inject.Inject;
-import java.io.ByteArrayInputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
-import java.security.cert.CertificateFactory;
-import java.security.cert.X509Certificate;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.List;
+import java.util.HexFormat;
 import java.util.Map;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterAll;
@@ -72,7 +68,7 @@ class JoinTicketTest implements TestPropertyProvider {
     }
 
     @Test
-    @DisplayName("a join ticket carries the KMS keys (disk, measurement secret, discovery group key), the salt, the API endpoint, CA hashes and a bootstrap token")
+    @DisplayName("a k3s join ticket carries the KMS keys (disk, measurement secret, discovery group key), the salt, the server URL, the CA hash and a K10 token, and no kubelet certificate")
     void happyPathTicket() throws Exception {
         String uuid = newUuid();
         Instant before = Instant.now();
@@ -83,17 +79,18 @@ class JoinTicketTest implements TestPropertyProvider {
         assertArrayEquals(FakeKeyService.keyFor("discoveryKey"), t.getDiscoveryKey().toByteArray(),
                 "the discovery group key is the KMS data key 'discoveryKey'");
         assertArrayEquals(cluster.salt, t.getMeasurementSalt().toByteArray());
-        assertEquals("10.0.0.1:6443", t.getApiServerEndpoint());
         assertEquals("v1.31.4+k3s1", t.getKubernetesVersion());
-        assertEquals("sha256:" + Hex.sha256Hex(cluster.ca.getPublicKey().getEncoded()), t.getCaCertHash());
-        assertTrue(t.getBootstrapToken().matches("[a-z0-9]{6}\\.[a-z0-9]{16}"), t.getBootstrapToken());
+        assertEquals(IssueJoinTicketResponse.KubernetesCase.K3S, t.getKubernetesCase());
+        K3sJoin k3s = t.getK3S();
+        assertEquals("https://10.0.0.1:6443", k3s.getServerUrl());
+        assertEquals("sha256:" + Hex.sha256Hex(cluster.ca.getPublicKey().getEncoded()), k3s.getCaCertHash());
         String caFileHash = Hex.sha256Hex(Files.readAllBytes(cluster.dir.resolve("ca.crt")));
-        assertEquals("K10" + caFileHash + "::" + t.getBootstrapToken(), t.getK3SToken());
-        assertEquals(0, t.getControlPlaneFilesCount());
-        assertTokenSecret(t.getBootstrapToken(), before);
+        assertTrue(k3s.getToken().matches("K10" + caFileHash + "::[a-z0-9]{6}\\.[a-z0-9]{16}"), k3s.getToken());
+        assertTokenSecret(cluster, k3s.getToken().substring(k3s.getToken().indexOf("::") + 2), before);
     }
 
-    private void assertTokenSecret(String token, Instant before) throws Exception {
+    /** The token's Secret in kube-system: a bootstrap token for authentication and signing, expiring in 15 min. */
+    static void assertTokenSecret(TestCluster cluster, String token, Instant before) throws Exception {
         String id = token.substring(0, 6);
         V1Secret secret = cluster.kube.client().readNamespacedSecret("bootstrap-token-" + id, "kube-system").execute();
         assertEquals("bootstrap.kubernetes.io/token", secret.getType());
@@ -113,26 +110,6 @@ class JoinTicketTest implements TestPropertyProvider {
     }
 
     @Test
-    @DisplayName("the kubelet certificate chains to the cluster CA, names the node, and is a one-year client-only leaf")
-    void kubeletCertificate() throws Exception {
-        IssueJoinTicketResponse t = join("machine-b", newUuid(), "worker-b");
-        X509Certificate cert = (X509Certificate) CertificateFactory.getInstance("X.509")
-                .generateCertificate(new ByteArrayInputStream(t.getKubeletCertificate().toByteArray()));
-        cert.verify(cluster.ca.getPublicKey());
-        assertEquals(cluster.ca.getSubjectX500Principal(), cert.getIssuerX500Principal());
-        // The subject is the CSR's, RDN order included (Go's pkix puts O before CN, BC keeps what it is given).
-        assertEquals(new javax.security.auth.x500.X500Principal("O=system:nodes, CN=system:node:worker-b"),
-                cert.getSubjectX500Principal());
-        assertEquals(List.of("1.3.6.1.5.5.7.3.2"), cert.getExtendedKeyUsage());
-        assertEquals(-1, cert.getBasicConstraints());
-        assertTrue(cert.getKeyUsage()[0] && cert.getKeyUsage()[2], "digitalSignature and keyEncipherment");
-        assertFalse(cert.getKeyUsage()[5], "no keyCertSign");
-        Duration validity = Duration.between(cert.getNotBefore().toInstant(), cert.getNotAfter().toInstant());
-        assertEquals(Duration.ofDays(365).plusMinutes(5), validity);
-        assertTrue(cert.getSerialNumber().bitLength() > 64, "random 128-bit serial");
-    }
-
-    @Test
     @DisplayName("the same machine asking again for its disk gets the same key; another machine is refused")
     void diskBinding() {
         String uuid = newUuid();
@@ -142,6 +119,21 @@ class JoinTicketTest implements TestPropertyProvider {
         StatusRuntimeException e = assertThrows(StatusRuntimeException.class, () -> join("intruder", uuid, "worker-x"));
         assertEquals(Status.Code.PERMISSION_DENIED, e.getStatus().getCode());
         assertTrue(e.getStatus().getDescription().contains("belongs to another machine"));
+    }
+
+    @Test
+    @DisplayName("a retried join (same machine, same disk, same name) gets its ticket again; a second name or a second disk for one machine is refused")
+    void onePerMachine() {
+        String uuid = newUuid();
+        join("machine-h", uuid, "worker-h");
+        assertEquals(FakeKeyService.keyFor(uuid).length, join("machine-h", uuid, "worker-h").getStateDiskKey().size());
+
+        StatusRuntimeException name = assertThrows(StatusRuntimeException.class, () -> join("machine-h", uuid, "worker-h2"));
+        assertEquals(Status.Code.PERMISSION_DENIED, name.getStatus().getCode());
+        assertTrue(name.getStatus().getDescription().contains("already joined as node worker-h"), name.getStatus().getDescription());
+        StatusRuntimeException disk = assertThrows(StatusRuntimeException.class, () -> join("machine-h", newUuid(), "worker-h"));
+        assertEquals(Status.Code.PERMISSION_DENIED, disk.getStatus().getCode());
+        assertTrue(disk.getStatus().getDescription().contains("already owns state disk " + uuid), disk.getStatus().getDescription());
     }
 
     @Test
@@ -158,7 +150,9 @@ class JoinTicketTest implements TestPropertyProvider {
         String uuid = newUuid();
         join("machine-f", uuid, "worker-f");
         BindingStore restarted = new KubernetesBindingStore(cluster.kube.client(), "kube-system");
-        assertArrayEquals(TestCaller.ak("machine-f"), restarted.owner(BindingStore.Kind.DISK, uuid).orElseThrow());
+        assertEquals(HexFormat.of().formatHex(TestCaller.ak("machine-f")), restarted.lookup(BindingStore.Kind.DISK, uuid).orElseThrow());
+        assertEquals(uuid, restarted.lookup(BindingStore.Kind.MACHINE_DISK, HexFormat.of().formatHex(TestCaller.ak("machine-f")))
+                .orElseThrow(), "the reverse binding names the machine's one state disk");
         assertTrue(cluster.kube.bindings().stream().anyMatch(b -> b.getMetadata().getName().equals("sextant-disk-" + uuid)));
     }
 
@@ -171,21 +165,16 @@ class JoinTicketTest implements TestPropertyProvider {
                 .issueRejoinTicket(IssueRejoinTicketRequest.newBuilder().setDiskUuid(uuid).build());
         assertEquals(joined.getStateDiskKey(), rejoin.getStateDiskKey());
         assertEquals(joined.getMeasurementSecret(), rejoin.getMeasurementSecret());
+        assertEquals(joined.getMeasurementSalt(), rejoin.getMeasurementSalt());
+        assertEquals(joined.getDiscoveryKey(), rejoin.getDiscoveryKey());
         StatusRuntimeException other = assertThrows(StatusRuntimeException.class, () -> TestCaller.as(channel,
                 TestCaller.ak("intruder")).issueRejoinTicket(IssueRejoinTicketRequest.newBuilder().setDiskUuid(uuid).build()));
         assertEquals(Status.Code.PERMISSION_DENIED, other.getStatus().getCode());
+        assertTrue(other.getStatus().getDescription().contains("only to the machine that owns the disk"),
+                other.getStatus().getDescription());
         StatusRuntimeException unknown = assertThrows(StatusRuntimeException.class, () -> TestCaller.as(channel,
                 TestCaller.ak("machine-g")).issueRejoinTicket(IssueRejoinTicketRequest.newBuilder().setDiskUuid(newUuid()).build()));
         assertEquals(Status.Code.PERMISSION_DENIED, unknown.getStatus().getCode());
-    }
-
-    @Test
-    @DisplayName("a control-plane ticket carries the PKI directory's files in path order, without Kubernetes' ..data entries")
-    void controlPlaneFiles() {
-        IssueJoinTicketRequest cp = request(newUuid(), "control-1").toBuilder().setControlPlane(true).build();
-        IssueJoinTicketResponse t = TestCaller.as(channel, TestCaller.ak("machine-cp")).issueJoinTicket(cp);
-        assertEquals(List.of("etcd/ca.key", "sa.pub"), t.getControlPlaneFilesList().stream().map(ControlPlaneFile::getName).toList());
-        assertEquals("sa pub (test)", t.getControlPlaneFiles(1).getData().toStringUtf8());
     }
 
     @Test

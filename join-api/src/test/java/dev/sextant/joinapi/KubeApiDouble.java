@@ -21,7 +21,7 @@ import java.util.function.Predicate;
  * plain HTTP server speaking the real REST protocol to the production client-java code. It can be
  * told to answer 500 to chosen requests, to play an API server in trouble.
  */
-final class KubeApiDouble implements AutoCloseable {
+public final class KubeApiDouble implements AutoCloseable {
     private final AtomicReference<Predicate<RecordedRequest>> failing = new AtomicReference<>(r -> false);
     private final KubernetesMockServer server;
 
@@ -53,7 +53,7 @@ final class KubeApiDouble implements AutoCloseable {
     }
 
     /** A separate client, as an operator (or a restarted service) would have. */
-    CoreV1Api client() {
+    public CoreV1Api client() {
         return new CoreV1Api(new ClientBuilder().setBasePath(url()).build());
     }
 
@@ -62,7 +62,7 @@ final class KubeApiDouble implements AutoCloseable {
                 .filter(s -> "bootstrap.kubernetes.io/token".equals(s.getType())).toList();
     }
 
-    List<V1ConfigMap> bindings() throws ApiException {
+    public List<V1ConfigMap> bindings() throws ApiException {
         return client().listNamespacedConfigMap("kube-system").labelSelector("sextant.dev/binding").execute().getItems();
     }
 

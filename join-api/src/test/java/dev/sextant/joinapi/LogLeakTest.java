@@ -73,7 +73,8 @@ class LogLeakTest {
                         .issueJoinTicket(JoinTicketTest.request(JoinTicketTest.newUuid(), "leak-node-2")));
                 secrets.addAll(encodings(t.getStateDiskKey().toByteArray()));
                 secrets.addAll(encodings(t.getMeasurementSecret().toByteArray()));
-                String tokenSecret = t.getBootstrapToken().substring(7);
+                secrets.addAll(encodings(t.getDiscoveryKey().toByteArray()));
+                String tokenSecret = t.getK3S().getToken().substring(t.getK3S().getToken().length() - 16);
                 secrets.add(tokenSecret);
                 secrets.add(Base64.getEncoder().encodeToString(tokenSecret.getBytes(StandardCharsets.UTF_8)));
             } finally {

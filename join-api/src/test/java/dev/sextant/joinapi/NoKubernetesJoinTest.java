@@ -62,14 +62,12 @@ class NoKubernetesJoinTest implements TestPropertyProvider {
     }
 
     @Test
-    @DisplayName("the ticket carries keys and the kubelet certificate but no bootstrap token, and the disk binding is a file")
+    @DisplayName("the ticket carries the keys and no Kubernetes plan, and the disk binding is a file")
     void ticketWithoutToken() throws Exception {
         String uuid = JoinTicketTest.newUuid();
         IssueJoinTicketResponse t = join("machine-a", uuid, "worker-a");
         assertArrayEquals(FakeKeyService.keyFor(uuid), t.getStateDiskKey().toByteArray());
-        assertTrue(t.getKubeletCertificate().toStringUtf8().startsWith("-----BEGIN CERTIFICATE-----"));
-        assertEquals("", t.getBootstrapToken());
-        assertEquals("", t.getK3SToken());
+        assertEquals(IssueJoinTicketResponse.KubernetesCase.KUBERNETES_NOT_SET, t.getKubernetesCase());
         assertEquals(HexFormat.of().formatHex(TestCaller.ak("machine-a")),
                 Files.readString(records.resolve("disk-" + uuid)));
         assertEquals(0, cluster.kube.bindings().size(), "the Kubernetes API is not touched");
@@ -85,13 +83,15 @@ class NoKubernetesJoinTest implements TestPropertyProvider {
     }
 
     @Test
-    @DisplayName("of 16 machines claiming one subject at once, exactly one wins")
+    @DisplayName("of 16 machines binding one subject at once, exactly one wins")
     void concurrentClaims() throws Exception {
         BindingStore store = new FileBindingStore(records);
         ExecutorService pool = Executors.newFixedThreadPool(16);
         try {
-            List<Callable<Boolean>> claims = IntStream.range(0, 16).<Callable<Boolean>>mapToObj(i ->
-                    () -> store.claim(BindingStore.Kind.NODE, "contested", TestCaller.ak("machine-" + i))).toList();
+            List<Callable<Boolean>> claims = IntStream.range(0, 16).<Callable<Boolean>>mapToObj(i -> () -> {
+                String ak = HexFormat.of().formatHex(TestCaller.ak("machine-" + i));
+                return store.bind(BindingStore.Kind.NODE, "contested", ak).equals(ak);
+            }).toList();
             long winners = 0;
             for (Future<Boolean> f : pool.invokeAll(claims)) {
                 winners += f.get() ? 1 : 0;

@@ -25,7 +25,7 @@ import java.util.Optional;
 @Singleton
 @Replaces(AtlsCallerIdentity.class)
 @Requires(property = "sextant.join.atls.enabled", value = "false")
-class TestCaller implements CallerIdentity, ServerInterceptor {
+public class TestCaller implements CallerIdentity, ServerInterceptor {
     static final Metadata.Key<String> HEADER = Metadata.Key.of("x-test-ak-name", Metadata.ASCII_STRING_MARSHALLER);
     private static final Context.Key<byte[]> KEY = Context.key("test-ak-name");
 
@@ -44,7 +44,7 @@ class TestCaller implements CallerIdentity, ServerInterceptor {
     }
 
     /** A stub that calls as the machine with this AK name (null: an unattested caller). */
-    static JoinServiceGrpc.JoinServiceBlockingStub as(ManagedChannel channel, byte[] akName) {
+    public static JoinServiceGrpc.JoinServiceBlockingStub as(ManagedChannel channel, byte[] akName) {
         JoinServiceGrpc.JoinServiceBlockingStub stub = JoinServiceGrpc.newBlockingStub(channel);
         if (akName == null) {
             return stub;
@@ -54,7 +54,7 @@ class TestCaller implements CallerIdentity, ServerInterceptor {
         return stub.withInterceptors(MetadataUtils.newAttachHeadersInterceptor(headers));
     }
 
-    static byte[] ak(String machine) {
+    public static byte[] ak(String machine) {
         byte[] name = new byte[34];
         name[1] = 0x0b; // TPM_ALG_SHA256 nameAlg, as a real AK name starts
         System.arraycopy(Hex.sha256(machine.getBytes()), 0, name, 2, 32);

@@ -25,14 +25,14 @@ import org.bouncycastle.operator.jcajce.JcaContentSignerBuilder;
  * Everything a join service needs on disk, in a temp directory: a cluster CA (EC P-256, as k3s
  * makes it), the measurement salt and a control-plane PKI directory; plus the two test doubles.
  */
-final class TestCluster implements AutoCloseable {
-    final Path dir;
+public final class TestCluster implements AutoCloseable {
+    public final Path dir;
     final X509Certificate ca;
     final byte[] salt = "0123456789abcdef0123456789abcdef".getBytes();
-    final KubeApiDouble kube = new KubeApiDouble();
-    final FakeKeyService kms;
+    public final KubeApiDouble kube = new KubeApiDouble();
+    public final FakeKeyService kms;
 
-    TestCluster() {
+    public TestCluster() {
         try {
             dir = Files.createTempDirectory("sextant-join-test");
             KeyPair caKey = Csrs.ecKey();
@@ -50,7 +50,7 @@ final class TestCluster implements AutoCloseable {
         }
     }
 
-    Map<String, String> properties() {
+    public Map<String, String> properties() {
         Map<String, String> p = new HashMap<>();
         p.put("sextant.join.atls.enabled", "false");
         p.put("sextant.join.kms.endpoint", kms.endpoint());
@@ -62,6 +62,13 @@ final class TestCluster implements AutoCloseable {
         p.put("sextant.join.ca.cert-file", dir.resolve("ca.crt").toString());
         p.put("sextant.join.ca.key-file", dir.resolve("ca.key").toString());
         p.put("sextant.join.control-plane-dir", dir.resolve("pki").toString());
+        return p;
+    }
+
+    /** The same cluster as a kubeadm join service sees it: kubelet certificates signed with ca.key. */
+    Map<String, String> kubeadmProperties() {
+        Map<String, String> p = properties();
+        p.put("sextant.join.kubernetes.distribution", "kubeadm");
         return p;
     }
 

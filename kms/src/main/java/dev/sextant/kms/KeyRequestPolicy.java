@@ -1,5 +1,6 @@
 package dev.sextant.kms;
 
+import dev.sextant.grpcsupport.Refusal;
 import java.util.Optional;
 
 /**
@@ -23,22 +24,22 @@ public final class KeyRequestPolicy {
      */
     public static Optional<Refusal> check(String id, int length) {
         if (id.isEmpty()) {
-            return refuse(Refusal.Reason.EMPTY_ID, "data_key_id is empty");
+            return refuse(KeyRefusal.EMPTY_ID, "data_key_id is empty");
         }
         if (id.length() > MAX_ID_CHARS) {
-            return refuse(Refusal.Reason.ID_TOO_LONG, "data_key_id has " + id.length()
+            return refuse(KeyRefusal.ID_TOO_LONG, "data_key_id has " + id.length()
                     + " characters; at most " + MAX_ID_CHARS + " are allowed");
         }
         for (int i = 0; i < id.length(); i++) {
             char c = id.charAt(i);
             if (!allowed(c)) {
                 // Name the code point, not the raw character: the id is untrusted and may hold control bytes.
-                return refuse(Refusal.Reason.ID_BAD_CHARACTER, String.format(
+                return refuse(KeyRefusal.ID_BAD_CHARACTER, String.format(
                         "data_key_id has a character outside [A-Za-z0-9._:-] at index %d (U+%04X)", i, (int) c));
             }
         }
         if (length < 1 || length > MAX_KEY_BYTES) {
-            return refuse(Refusal.Reason.BAD_LENGTH, "length must be between 1 and " + MAX_KEY_BYTES
+            return refuse(KeyRefusal.BAD_LENGTH, "length must be between 1 and " + MAX_KEY_BYTES
                     + " bytes, got " + Integer.toUnsignedString(length));
         }
         return Optional.empty();
@@ -49,7 +50,7 @@ public final class KeyRequestPolicy {
                 || c == '.' || c == '_' || c == ':' || c == '-';
     }
 
-    private static Optional<Refusal> refuse(Refusal.Reason reason, String message) {
+    private static Optional<Refusal> refuse(KeyRefusal reason, String message) {
         return Optional.of(new Refusal(reason, message));
     }
 }

@@ -6,7 +6,7 @@ import dev.sextant.proto.v1.GetDataKeyRequest;
 import dev.sextant.proto.v1.GetDataKeyResponse;
 import dev.sextant.proto.v1.KeyServiceGrpc;
 import com.google.protobuf.UnsafeByteOperations;
-import io.grpc.Status;
+import dev.sextant.grpcsupport.Refusal;
 import io.grpc.stub.StreamObserver;
 import jakarta.inject.Singleton;
 import java.util.Optional;
@@ -36,7 +36,7 @@ public class KeyServiceEndpoint extends KeyServiceGrpc.KeyServiceImplBase {
             // The id may be garbage or huge, so only the reason is logged.
             LOG.debug("refused data key request: {}", refusal.get().reason());
             metrics.refused(refusal.get().reason());
-            responses.onError(Status.INVALID_ARGUMENT.withDescription(refusal.get().message()).asRuntimeException());
+            responses.onError(refusal.get().toStatus());
             return;
         }
         byte[] key = derivation.dataKey(id, length);

@@ -1,5 +1,6 @@
 package dev.sextant.kms;
 
+import dev.sextant.grpcsupport.Refusal;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import jakarta.inject.Singleton;
@@ -15,13 +16,13 @@ import java.util.Map;
 public class KmsMetrics {
 
     private final Counter issued;
-    private final Map<Refusal.Reason, Counter> refused = new EnumMap<>(Refusal.Reason.class);
+    private final Map<KeyRefusal, Counter> refused = new EnumMap<>(KeyRefusal.class);
 
     public KmsMetrics(MeterRegistry registry) {
         this.issued = Counter.builder("sextant.kms.keys.issued")
                 .description("Data keys derived and returned")
                 .register(registry);
-        for (Refusal.Reason reason : Refusal.Reason.values()) {
+        for (KeyRefusal reason : KeyRefusal.values()) {
             refused.put(reason, Counter.builder("sextant.kms.requests.refused")
                     .description("Key requests refused, by reason")
                     .tag("reason", reason.tag())

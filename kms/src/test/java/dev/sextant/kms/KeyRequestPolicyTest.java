@@ -3,6 +3,7 @@ package dev.sextant.kms;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.sextant.grpcsupport.Refusal;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
@@ -42,9 +43,9 @@ class KeyRequestPolicyTest {
     @ParameterizedTest(name = "{0}")
     @MethodSource("badRequests")
     @DisplayName("each bad request is refused with its reason and a message saying what is wrong")
-    void refusesBadRequests(String row, String id, int length, Refusal.Reason reason, String message) {
+    void refusesBadRequests(String row, String id, int length, KeyRefusal reason, String message) {
         Refusal refusal = KeyRequestPolicy.check(id, length).orElseThrow();
         assertEquals(reason, refusal.reason());
-        assertEquals(message, refusal.message());
+        assertEquals(message, refusal.getMessage());
     }
 }

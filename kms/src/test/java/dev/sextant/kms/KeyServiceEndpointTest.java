@@ -92,7 +92,7 @@ class KeyServiceEndpointTest implements TestPropertyProvider {
     @ParameterizedTest(name = "{0}")
     @MethodSource("badRequests")
     @DisplayName("each bad request fails with INVALID_ARGUMENT and the message saying what is wrong")
-    void badRequestIsInvalidArgument(String row, String id, int length, Refusal.Reason reason, String message) {
+    void badRequestIsInvalidArgument(String row, String id, int length, KeyRefusal reason, String message) {
         StatusRuntimeException e = assertThrows(StatusRuntimeException.class, () -> key(id, length));
         assertEquals(Status.Code.INVALID_ARGUMENT, e.getStatus().getCode());
         assertEquals(message, e.getStatus().getDescription());

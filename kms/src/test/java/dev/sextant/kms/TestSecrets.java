@@ -10,7 +10,7 @@ import java.util.Map;
 import java.util.stream.Stream;
 
 /** A master secret and salt written to a temp directory, as a Kubernetes Secret mount would present them. */
-final class TestSecrets implements AutoCloseable {
+public final class TestSecrets implements AutoCloseable {
 
     /** The golden-vector inputs (also used by the openssl peer test). */
     static final byte[] SECRET = HexFormat.of().parseHex(
@@ -36,11 +36,11 @@ final class TestSecrets implements AutoCloseable {
         }
     }
 
-    static TestSecrets golden() {
+    public static TestSecrets golden() {
         return write(SECRET, SALT);
     }
 
-    Map<String, String> properties() {
+    public Map<String, String> properties() {
         return Map.of("sextant.kms.master-secret-file", secretFile.toString(),
                 "sextant.kms.salt-file", saltFile.toString());
     }

@@ -48,6 +48,11 @@ public final class MeasurementsFile {
 
     /** Checks {@code <file>.sig} with the public key, then parses the file. */
     public static Measurements verify(Path file, String publicKeyPem) throws MeasurementsException {
+        return verifyVersioned(file, publicKeyPem).measurements();
+    }
+
+    /** As {@link #verify}, keeping the file's version (for reloads that must not go back). */
+    public static VersionedMeasurements verifyVersioned(Path file, String publicKeyPem) throws MeasurementsException {
         byte[] content = read(file);
         Path sigFile = signatureFile(file);
         byte[] signature;
@@ -70,7 +75,7 @@ public final class MeasurementsFile {
             throw new MeasurementsException(sigFile + " is not a valid signature of " + file
                     + " by the given " + key.getAlgorithm() + " public key (file changed, or signed with another key)");
         }
-        return Measurements.parse(content);
+        return MeasurementsJson.parseVersioned(content);
     }
 
     private static String algorithm(Key key) throws MeasurementsException {

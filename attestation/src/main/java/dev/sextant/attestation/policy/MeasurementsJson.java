@@ -19,9 +19,17 @@ import java.util.Set;
 import java.util.SortedMap;
 import java.util.TreeMap;
 
-/** Strict reader and canonical writer of the measurements JSON: unknown fields and bad values are errors. */
+/**
+ * Strict reader and canonical writer of the measurements JSON: unknown fields and bad values are
+ * errors. A set read from JSON is operator input and must cover every PCR the boot chain and the
+ * node lock measure ({@link #REQUIRED_PCRS}): a file that leaves one out would silently accept any
+ * value there (a changed kernel command line in 12, an unlocked or foreign node in 15). Sets built
+ * in code are not held to this (the node builds partial sets), only what is parsed.
+ */
 final class MeasurementsJson {
     static final int MAX_BYTES = 64 * 1024;
+    /** UKI and its sections (4, 11), the boot loader's view of the ESP (9), command line and credentials (12), sysexts (13), node lock (15). */
+    static final java.util.List<Integer> REQUIRED_PCRS = java.util.List.of(4, 9, 11, 12, 13, 15);
     /** Configured once and never changed: ObjectMapper is thread-safe for reading and writing. */
     private static final ObjectMapper MAPPER = JsonMapper.builder()
             .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION)
@@ -32,6 +40,10 @@ final class MeasurementsJson {
     private MeasurementsJson() {}
 
     static Measurements parse(byte[] json) throws MeasurementsException {
+        return parseVersioned(json).measurements();
+    }
+
+    static VersionedMeasurements parseVersioned(byte[] json) throws MeasurementsException {
         if (json.length > MAX_BYTES) {
             throw new MeasurementsException("measurements file is " + json.length + " bytes, over the limit " + MAX_BYTES);
         }
@@ -42,7 +54,8 @@ final class MeasurementsJson {
             throw new MeasurementsException("measurements file is not valid JSON: " + (e instanceof JsonProcessingException j ? j.getOriginalMessage() : e.getMessage()), e);
         }
         ObjectNode top = object(root, "the top level");
-        onlyFields(top, "the top level", Set.of("variant", "measurements"));
+        onlyFields(top, "the top level", Set.of("version", "variant", "measurements"));
+        long version = version(top.get("version"));
         JsonNode variantNode = top.get("variant");
         if (variantNode == null || !variantNode.isTextual()) {
             throw new MeasurementsException("measurements file has no \"variant\" string");
@@ -55,7 +68,23 @@ final class MeasurementsJson {
             Map.Entry<String, JsonNode> e = it.next();
             values.put(pcrIndex(e.getKey()), expected(e.getKey(), e.getValue()));
         }
-        return new Measurements(variant, values);
+        java.util.List<Integer> missing = REQUIRED_PCRS.stream().filter(pcr -> !values.containsKey(pcr)).toList();
+        if (!missing.isEmpty()) {
+            throw new MeasurementsException("measurements file lacks PCR " + missing.stream().map(String::valueOf)
+                    .collect(java.util.stream.Collectors.joining(", ")) + ": a measurement set must cover PCR "
+                    + REQUIRED_PCRS.stream().map(String::valueOf).collect(java.util.stream.Collectors.joining(", ")));
+        }
+        return new VersionedMeasurements(version, new Measurements(variant, values));
+    }
+
+    private static long version(JsonNode node) throws MeasurementsException {
+        if (node == null) {
+            return 0;
+        }
+        if (!node.isIntegralNumber() || !node.canConvertToLong() || node.asLong() < 0) {
+            throw new MeasurementsException("\"version\" must be a non-negative integer");
+        }
+        return node.asLong();
     }
 
     private static int pcrIndex(String key) throws MeasurementsException {
@@ -101,7 +130,15 @@ final class MeasurementsJson {
     }
 
     static byte[] write(Measurements m) {
+        return write(m, -1);
+    }
+
+    /** @param version written first when not negative; a set without one reads back as version 0 */
+    static byte[] write(Measurements m, long version) {
         ObjectNode root = MAPPER.createObjectNode();
+        if (version >= 0) {
+            root.put("version", version);
+        }
         root.put("variant", m.variant().id());
         ObjectNode entries = root.putObject("measurements");
         m.measurements().forEach((pcr, v) -> entries.putObject(Integer.toString(pcr))

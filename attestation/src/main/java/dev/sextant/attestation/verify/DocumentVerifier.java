@@ -1,6 +1,7 @@
 package dev.sextant.attestation.verify;
 
 import com.google.protobuf.InvalidProtocolBufferException;
+import dev.sextant.attestation.Purpose;
 import dev.sextant.attestation.eventlog.EventLogParser;
 import dev.sextant.attestation.eventlog.EventLogReplay;
 import dev.sextant.attestation.eventlog.RawEventLog;
@@ -31,8 +32,10 @@ import java.util.SortedMap;
  *       insecure any-AK mode, which logs a WARN [UNTRUSTED_AK];</li>
  *   <li>a SHA-256 quote is present and its TPMS_ATTEST / TPMT_SIGNATURE parse as a quote [MALFORMED];</li>
  *   <li>the signature over the raw TPMS_ATTEST verifies with the AK (Part 3 §18.4) [BAD_SIGNATURE];</li>
+ *   <li>extraData (Part 2 §10.12.12) is not {@link Qualification#of} another purpose, this nonce and
+ *       the document's user_data [WRONG_PURPOSE];</li>
  *   <li>document user_data equals the expected user data [KEY_BINDING];</li>
- *   <li>extraData equals SHA-256(nonce || user_data) (Part 2 §10.12.12) [NONCE_MISMATCH];</li>
+ *   <li>extraData equals {@link Qualification#of} the demanded purpose, nonce and user_data [NONCE_MISMATCH];</li>
  *   <li>selection is all 24 SHA-256 PCRs and the values digest to pcrDigest [PCR_DIGEST_MISMATCH];</li>
  *   <li>event log, if present, parses [MALFORMED] and replays to the quoted PCRs (PFP §10.2) [EVENT_LOG_MISMATCH];</li>
  *   <li>measurements: every enforced PCR matches [PCR_MISMATCH]; warnOnly mismatches become warnings.</li>
@@ -54,7 +57,8 @@ public final class DocumentVerifier implements AttestationVerifier {
     }
 
     @Override
-    public AttestedState verify(byte[] document, byte[] nonce, byte[] userData) throws AttestationRejected {
+    public AttestedState verify(byte[] document, Purpose purpose, byte[] nonce, byte[] userData)
+            throws AttestationRejected {
         AttestationDocument doc = parse(document);
         // Design decision 2: the document names its variant; a verifier enforces exactly one.
         if (!policy.variant().id().equals(doc.getVariant())) {
@@ -72,7 +76,7 @@ public final class DocumentVerifier implements AttestationVerifier {
         if (!QuoteSignature.verifies(akKey, signature, attest.raw())) {
             throw new AttestationRejected(Reason.BAD_SIGNATURE, "the quote signature does not verify with the AK");
         }
-        checkFreshness(doc, attest, nonce, userData);
+        checkFreshness(doc, attest, purpose, nonce, userData);
         // Part 2 §10.12.4: pcrSelect and pcrDigest describe exactly which values the TPM signed.
         SortedMap<Integer, byte[]> pcrs = QuotedPcrs.check(attest.quote().orElseThrow(), quote);
         replayEventLog(doc, pcrs);
@@ -154,19 +158,32 @@ public final class DocumentVerifier implements AttestationVerifier {
         }
     }
 
-    /** user_data first, so that "made for another TLS key" is told apart from "made for another nonce". */
-    private static void checkFreshness(AttestationDocument doc, TpmsAttest attest, byte[] nonce, byte[] userData)
-            throws AttestationRejected {
+    /**
+     * Purpose first: a quote made for another context is a relay whatever data it binds. Then
+     * user_data, so that "made for another TLS key" is told apart from "made for another nonce".
+     */
+    private static void checkFreshness(AttestationDocument doc, TpmsAttest attest, Purpose purpose, byte[] nonce,
+            byte[] userData) throws AttestationRejected {
         byte[] docUserData = doc.getUserData().toByteArray();
+        // Part 2 §10.12.12: extraData is the qualifyingData the caller passed to TPM2_Quote.
+        byte[] extraData = attest.extraData();
+        boolean forThisPurpose = same(extraData, Qualification.of(purpose, nonce, docUserData));
+        if (!forThisPurpose) {
+            for (Purpose other : Purpose.values()) {
+                if (other != purpose && same(extraData, Qualification.of(other, nonce, docUserData))) {
+                    throw new AttestationRejected(Reason.WRONG_PURPOSE, "the quote was made for purpose \"" + other
+                            + "\", not \"" + purpose + "\" (evidence relayed from another context)");
+                }
+            }
+        }
         // Shared design decision 3: the document carries user_data in clear; it must be this peer's.
         if (!same(docUserData, userData)) {
             throw new AttestationRejected(Reason.KEY_BINDING,
                     "the document is bound to other user data (another TLS key) than this connection's");
         }
-        // Part 2 §10.12.12: extraData is the qualifyingData the caller passed to TPM2_Quote.
-        if (!same(attest.extraData(), Qualification.of(nonce, docUserData))) {
+        if (!forThisPurpose) {
             throw new AttestationRejected(Reason.NONCE_MISMATCH,
-                    "the quote's qualifying data is not SHA-256(nonce || user data) for this nonce (stale or replayed)");
+                    "the quote's qualifying data does not match this nonce and purpose (stale or replayed)");
         }
     }
 

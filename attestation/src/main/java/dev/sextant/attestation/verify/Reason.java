@@ -10,8 +10,10 @@ public enum Reason {
     UNTRUSTED_AK,
     /** The quote signature does not verify with the AK. */
     BAD_SIGNATURE,
-    /** The quote's qualifying data is not SHA-256(expected nonce || user data) for another nonce. */
+    /** The quote's qualifying data is not the expected one for this nonce (stale, replayed, or for another nonce). */
     NONCE_MISMATCH,
+    /** The quote was made for another purpose (e.g. a VerifyService quote offered as aTLS evidence). */
+    WRONG_PURPOSE,
     /** The quote's qualifying data matches the nonce but not this user data (another TLS key). */
     KEY_BINDING,
     /** The reported PCR values do not digest to the quoted pcrDigest, or the selection is incomplete. */

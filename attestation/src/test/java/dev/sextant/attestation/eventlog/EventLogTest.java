@@ -1,5 +1,6 @@
 package dev.sextant.attestation.eventlog;
 
+import dev.sextant.attestation.Purpose;
 import dev.sextant.attestation.testkit.SoftwareTpmAttester;
 import dev.sextant.attestation.testkit.TestEvent;
 import dev.sextant.attestation.testkit.TestEventLog;
@@ -100,7 +101,7 @@ class EventLogTest {
     @DisplayName("the software TPM's own event log replays to its PCRs")
     void softwareTpmLogReplays() throws Exception {
         SoftwareTpmAttester attester = new SoftwareTpmAttester(new TestPki("ca"), SoftwareTpmOptions.defaults());
-        byte[] log = attester.attest(new byte[8], new byte[32]).getEventLog().toByteArray();
+        byte[] log = attester.attest(Purpose.ATLS_SERVER, new byte[8], new byte[32]).getEventLog().toByteArray();
         assertEquals(4, new EventLogReplay().replay(parser.parse(log), attester.pcrValues()).size());
     }
 

@@ -17,12 +17,16 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class MeasurementsTest {
     static final String A = "ab".repeat(32);
     static final String C = "cd".repeat(32);
+    static final String ZERO = "00".repeat(32);
     static final String VALID = """
             {"variant": "qemu-vtpm", "measurements": {
+              "4": {"expected": "%s"},
               "9": {"expected": "%s", "warnOnly": false},
               "11": {"expected": "%s", "warnOnly": true},
+              "12": {"expected": "%s"},
+              "13": {"expected": "%s"},
               "15": {"expected": "%s"}}}
-            """.formatted(A, C, "00".repeat(32));
+            """.formatted(A, A, C, ZERO, ZERO, ZERO);
 
     @Test
     @DisplayName("reads variant, expected values and warnOnly flags, and writes them back identically")
@@ -30,7 +34,7 @@ class MeasurementsTest {
         Measurements m = Measurements.parse(VALID.getBytes(StandardCharsets.UTF_8));
 
         assertEquals(Variant.QEMU_VTPM, m.variant());
-        assertEquals(3, m.measurements().size());
+        assertEquals(6, m.measurements().size());
         assertTrue(m.measurements().get(11).warnOnly());
         assertEquals(false, m.measurements().get(15).warnOnly());
         assertEquals(new String(m.toJson(), StandardCharsets.UTF_8),
@@ -59,6 +63,37 @@ class MeasurementsTest {
     }
 
     @Test
+    @DisplayName("a set read from JSON without PCR 15 (or any of 4, 9, 11, 12, 13) is refused, naming what is missing")
+    void requiredPcrs() {
+        String without15 = VALID.replace(",\n  \"15\": {\"expected\": \"" + ZERO + "\"}", "");
+        assertTrue(!without15.contains("\"15\""), without15);
+        MeasurementsException e = assertThrows(MeasurementsException.class,
+                () -> Measurements.parse(without15.getBytes(StandardCharsets.UTF_8)));
+        assertEquals("measurements file lacks PCR 15: a measurement set must cover PCR 4, 9, 11, 12, 13, 15", e.getMessage());
+        MeasurementsException empty = assertThrows(MeasurementsException.class,
+                () -> Measurements.parse("{\"variant\":\"qemu-vtpm\",\"measurements\":{}}".getBytes(StandardCharsets.UTF_8)));
+        assertTrue(empty.getMessage().startsWith("measurements file lacks PCR 4, 9, 11, 12, 13, 15"), empty.getMessage());
+    }
+
+    @Test
+    @DisplayName("the version is read (0 when absent), written first, and must be a non-negative integer")
+    void version() throws Exception {
+        assertEquals(0, MeasurementsJson.parseVersioned(VALID.getBytes(StandardCharsets.UTF_8)).version());
+        String v7 = VALID.replace("{\"variant\"", "{\"version\": 7, \"variant\"");
+        VersionedMeasurements m = MeasurementsJson.parseVersioned(v7.getBytes(StandardCharsets.UTF_8));
+        assertEquals(7, m.version());
+        assertTrue(new String(m.toJson(), StandardCharsets.UTF_8).startsWith("{\n  \"version\" : 7,"));
+        assertEquals(new String(m.toJson(), StandardCharsets.UTF_8),
+                new String(MeasurementsJson.parseVersioned(m.toJson()).toJson(), StandardCharsets.UTF_8));
+        for (String bad : new String[] {"-1", "1.5", "\"7\""}) {
+            String json = VALID.replace("{\"variant\"", "{\"version\": " + bad + ", \"variant\"");
+            MeasurementsException e = assertThrows(MeasurementsException.class,
+                    () -> Measurements.parse(json.getBytes(StandardCharsets.UTF_8)), bad);
+            assertTrue(e.getMessage().contains("\"version\" must be a non-negative integer"), e.getMessage());
+        }
+    }
+
+    @Test
     @DisplayName("compare returns every enforced mismatch and every warnOnly mismatch as sentences")
     void compareReportsAll() throws Exception {
         Measurements m = Measurements.parse(VALID.getBytes(StandardCharsets.UTF_8));
@@ -66,7 +101,8 @@ class MeasurementsTest {
         byte[] other = new byte[32];
         Arrays.fill(other, (byte) 0x12);
 
-        MeasurementComparison result = m.compare(Map.of(9, other, 11, zeros));
+        byte[] a = java.util.HexFormat.of().parseHex(A);
+        MeasurementComparison result = m.compare(Map.of(4, a, 9, other, 11, zeros, 12, zeros, 13, zeros));
 
         assertEquals(2, result.failures().size());
         assertEquals("PCR 9 (sha256) is 1212121212121212… rather than abababababababab…", result.failures().get(0));

@@ -1,5 +1,6 @@
 package dev.sextant.attestation.testkit;
 
+import dev.sextant.attestation.Purpose;
 import dev.sextant.attestation.policy.Measurements;
 
 import java.io.IOException;
@@ -25,9 +26,11 @@ public final class FuzzSeeds {
         TestPki pki = new TestPki("sextant-fuzz-ek-ca");
         write(res.resolve("fixtures/fuzz/ek-ca.der"), pki.caCertificate().getEncoded());
         Path docs = res.resolve("dev/sextant/attestation/verify/DocumentVerifierFuzzTestInputs/verify");
-        write(docs.resolve("valid"), new SoftwareTpmAttester(pki, SoftwareTpmOptions.defaults()).attest(NONCE, USER_DATA).toByteArray());
+        write(docs.resolve("valid"), new SoftwareTpmAttester(pki, SoftwareTpmOptions.defaults())
+                .attest(Purpose.ATLS_SERVER, NONCE, USER_DATA).toByteArray());
         for (Mutation m : List.of(Mutation.TAMPER_EVENT_LOG, Mutation.BROKEN_BINDING, Mutation.FLIP_SIGNATURE)) {
-            byte[] doc = new SoftwareTpmAttester(pki, SoftwareTpmOptions.defaults().with(m)).attest(NONCE, USER_DATA).toByteArray();
+            byte[] doc = new SoftwareTpmAttester(pki, SoftwareTpmOptions.defaults().with(m))
+                    .attest(Purpose.ATLS_SERVER, NONCE, USER_DATA).toByteArray();
             write(docs.resolve(m.name().toLowerCase()), doc);
         }
         Path tpm = res.resolve("dev/sextant/attestation/tpm/TpmStructuresFuzzTestInputs");

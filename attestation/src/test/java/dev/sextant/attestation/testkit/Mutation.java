@@ -12,6 +12,8 @@ public enum Mutation {
     UNRESTRICTED_AK,
     /** The quote is qualified with an earlier, fixed nonce instead of the verifier's. */
     STALE_NONCE,
+    /** The quote is qualified under another purpose's label than asked for (a VerifyService quote relayed into aTLS). */
+    OTHER_PURPOSE,
     /** Quote and document are bound to other user data (another TLS key). */
     OTHER_USER_DATA,
     /** One bit of the quote signature is flipped. */

@@ -1,6 +1,7 @@
 package dev.sextant.attestation.testkit;
 
 import com.google.protobuf.ByteString;
+import dev.sextant.attestation.Purpose;
 import dev.sextant.attestation.issue.Attester;
 import dev.sextant.attestation.policy.ExpectedValue;
 import dev.sextant.attestation.policy.Measurements;
@@ -68,10 +69,12 @@ public final class SoftwareTpmAttester implements Attester {
     public byte[] akName() { return state.akName(); }
 
     @Override
-    public AttestationDocument attest(byte[] nonce, byte[] userData) {
+    public AttestationDocument attest(Purpose purpose, byte[] nonce, byte[] userData) {
+        Purpose usedPurpose = !options.has(Mutation.OTHER_PURPOSE) ? purpose
+                : purpose == Purpose.VERIFY ? Purpose.ATLS_SERVER : Purpose.VERIFY;
         byte[] boundData = options.has(Mutation.OTHER_USER_DATA) ? OTHER_USER_DATA : userData;
         byte[] usedNonce = options.has(Mutation.STALE_NONCE) ? STALE_NONCE : nonce;
-        byte[] attest = quoteInfo(Qualification.of(usedNonce, boundData));
+        byte[] attest = quoteInfo(Qualification.of(usedPurpose, usedNonce, boundData));
         byte[] signature = sign(attest);
         if (options.has(Mutation.FLIP_SIGNATURE)) {
             signature[signature.length - 7] ^= 0x10;

@@ -1,5 +1,7 @@
 package dev.sextant.attestation.tpm;
 
+import dev.sextant.attestation.Purpose;
+import dev.sextant.attestation.verify.Qualification;
 import dev.sextant.attestation.testkit.Fixtures;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
@@ -58,8 +60,8 @@ class TpmStructuresTest {
 
         assertArrayEquals(bytes, attest.raw());
         assertEquals(TpmsAttest.TPM_ST_ATTEST_QUOTE, attest.type());
-        assertArrayEquals(MessageDigest.getInstance("SHA-256")
-                .digest("sextant fixture nonce".getBytes(StandardCharsets.US_ASCII)), attest.extraData());
+        assertArrayEquals(Qualification.of(Purpose.VERIFY,
+                "sextant fixture nonce".getBytes(StandardCharsets.US_ASCII), new byte[0]), attest.extraData());
         TpmsQuoteInfo info = attest.quote().orElseThrow();
         assertEquals(1, info.pcrSelect().banks().size());
         assertEquals(24, info.pcrSelect().banks().get(0).pcrs().size());

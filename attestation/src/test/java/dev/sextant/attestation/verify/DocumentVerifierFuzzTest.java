@@ -1,5 +1,6 @@
 package dev.sextant.attestation.verify;
 
+import dev.sextant.attestation.Purpose;
 import com.code_intelligence.jazzer.junit.FuzzTest;
 import dev.sextant.attestation.Variant;
 import dev.sextant.attestation.policy.ExpectedValue;
@@ -28,7 +29,7 @@ class DocumentVerifierFuzzTest {
     @FuzzTest(maxDuration = "60s")
     void verify(byte[] document) {
         try {
-            VERIFIER.verify(document, FuzzSeeds.NONCE, FuzzSeeds.USER_DATA);
+            VERIFIER.verify(document, Purpose.ATLS_SERVER, FuzzSeeds.NONCE, FuzzSeeds.USER_DATA);
         } catch (AttestationRejected expected) {
             // The one declared outcome besides acceptance.
         }
@@ -39,7 +40,7 @@ class DocumentVerifierFuzzTest {
     void validSeedVerifies() throws Exception {
         try (InputStream in = getClass().getResourceAsStream("DocumentVerifierFuzzTestInputs/verify/valid")) {
             org.junit.jupiter.api.Assertions.assertEquals(24,
-                    VERIFIER.verify(in.readAllBytes(), FuzzSeeds.NONCE, FuzzSeeds.USER_DATA).pcrs().size());
+                    VERIFIER.verify(in.readAllBytes(), Purpose.ATLS_SERVER, FuzzSeeds.NONCE, FuzzSeeds.USER_DATA).pcrs().size());
         }
     }
 

@@ -1,5 +1,6 @@
 package dev.sextant.attestation.verify;
 
+import dev.sextant.attestation.Purpose;
 import dev.sextant.attestation.testkit.SoftwareTpmAttester;
 import dev.sextant.attestation.testkit.Tools;
 import dev.sextant.attestation.tpm.TpmWriter;
@@ -43,14 +44,14 @@ class LiveSwtpmTest {
         Tools.assumeInstalled("tpm2_checkquote");
         byte[] nonce = "checkquote nonce".getBytes(StandardCharsets.UTF_8);
         byte[] userData = new byte[32];
-        AttestationDocument doc = new SoftwareTpmAttester().attest(nonce, userData);
+        AttestationDocument doc = new SoftwareTpmAttester().attest(Purpose.ATLS_SERVER, nonce, userData);
         byte[] akPublic = doc.getAkPublic().toByteArray();
         Files.write(dir.resolve("ak.tss"), new TpmWriter().sized(akPublic).toByteArray());
         Files.write(dir.resolve("quote.msg"), doc.getQuotes(0).getAttest().toByteArray());
         Files.write(dir.resolve("quote.sig"), doc.getQuotes(0).getSignature().toByteArray());
 
         String out = Tools.run(dir, "tpm2_checkquote", "-u", "ak.tss", "-m", "quote.msg", "-s", "quote.sig",
-                "-g", "sha256", "-q", HexFormat.of().formatHex(Qualification.of(nonce, userData)));
+                "-g", "sha256", "-q", HexFormat.of().formatHex(Qualification.of(Purpose.ATLS_SERVER, nonce, userData)));
         assertTrue(out.contains("sig:"), out);
     }
 }

@@ -1,5 +1,6 @@
 package dev.sextant.attestation.verify;
 
+import dev.sextant.attestation.Purpose;
 import dev.sextant.attestation.policy.ExpectedValue;
 import dev.sextant.attestation.policy.Measurements;
 import dev.sextant.attestation.testkit.Mutation;
@@ -31,7 +32,9 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 /** The named rejection matrix of {@link DocumentVerifier}: one row per way a document must fail. */
 class RejectionMatrixTest {
     private static final byte[] NONCE = "fresh nonce of this handshake".getBytes(StandardCharsets.UTF_8);
-    private static final byte[] USER_DATA = Qualification.of(new byte[0], "this TLS key's SPKI".getBytes(StandardCharsets.UTF_8));
+    /** aTLS server evidence, the purpose every row but the wrong-purpose one is made and verified for. */
+    private static final Purpose PURPOSE = Purpose.ATLS_SERVER;
+    private static final byte[] USER_DATA = "SHA-256 of this TLS key's SPKI".getBytes(StandardCharsets.UTF_8);
     private static TestPki pki;
 
     @BeforeAll
@@ -52,6 +55,8 @@ class RejectionMatrixTest {
                         p -> with(p, 4, (byte) 0x44, false), Reason.PCR_MISMATCH, "PCR 4 (sha256) is "),
                 row("rejects a quote made for a nonce of an earlier handshake (replay)", o -> o.with(Mutation.STALE_NONCE),
                         b -> b, p -> p, Reason.NONCE_MISMATCH, "stale or replayed"),
+                row("rejects a VerifyService quote offered as aTLS evidence (relay)", o -> o.with(Mutation.OTHER_PURPOSE),
+                        b -> b, p -> p, Reason.WRONG_PURPOSE, "made for purpose \"sextant/verify/v1\", not \"sextant/atls/v1/server\""),
                 row("rejects a document made for another TLS key", o -> o.with(Mutation.OTHER_USER_DATA), b -> b, p -> p,
                         Reason.KEY_BINDING, "another TLS key"),
                 row("rejects a quote whose signature has one bit flipped", o -> o.with(Mutation.FLIP_SIGNATURE), b -> b, p -> p,
@@ -90,11 +95,12 @@ class RejectionMatrixTest {
     @MethodSource("matrix")
     void rejects(Row row) throws Exception {
         SoftwareTpmAttester attester = new SoftwareTpmAttester(pki, row.node().apply(SoftwareTpmOptions.defaults()));
-        byte[] document = row.bytes().apply(attester.attest(NONCE, USER_DATA).toByteArray());
+        byte[] document = row.bytes().apply(attester.attest(PURPOSE, NONCE, USER_DATA).toByteArray());
         Measurements m = attester.measurements();
         DocumentVerifier verifier = verifier(new Measurements(m.variant(), row.policy().apply(new TreeMap<>(m.measurements()))));
 
-        AttestationRejected rejected = assertThrows(AttestationRejected.class, () -> verifier.verify(document, NONCE, USER_DATA));
+        AttestationRejected rejected = assertThrows(AttestationRejected.class,
+                () -> verifier.verify(document, PURPOSE, NONCE, USER_DATA));
         assertEquals(row.reason(), rejected.reason(), rejected::toString);
         assertTrue(rejected.getMessage().contains(row.fragment()), rejected::toString);
     }
@@ -113,7 +119,8 @@ class RejectionMatrixTest {
         Measurements m = attester.measurements();
         Measurements policy = new Measurements(m.variant(), with(new TreeMap<>(m.measurements()), 9, (byte) 0x99, true));
 
-        AttestedState state = verifier(policy).verify(attester.attest(NONCE, USER_DATA).toByteArray(), NONCE, USER_DATA);
+        AttestedState state = verifier(policy).verify(attester.attest(PURPOSE, NONCE, USER_DATA).toByteArray(),
+                PURPOSE, NONCE, USER_DATA);
 
         assertEquals(1, state.warnings().size());
         String warning = state.warnings().get(0);
@@ -126,7 +133,7 @@ class RejectionMatrixTest {
         SoftwareTpmAttester attester = new SoftwareTpmAttester(pki, SoftwareTpmOptions.defaults());
 
         AttestedState state = verifier(attester.measurements()).verify(
-                attester.attest(NONCE, USER_DATA).toByteArray(), NONCE, USER_DATA);
+                attester.attest(PURPOSE, NONCE, USER_DATA).toByteArray(), PURPOSE, NONCE, USER_DATA);
 
         assertTrue(Arrays.equals(attester.akName(), state.akName()));
         assertEquals(24, state.pcrs().size());
@@ -139,10 +146,10 @@ class RejectionMatrixTest {
         SoftwareTpmAttester attester = new SoftwareTpmAttester(pki, SoftwareTpmOptions.defaults());
         Measurements m = attester.measurements();
         SortedMap<Integer, ExpectedValue> expected = with(with(new TreeMap<>(m.measurements()), 4, (byte) 1, false), 11, (byte) 2, false);
-        byte[] doc = attester.attest(NONCE, USER_DATA).toByteArray();
+        byte[] doc = attester.attest(PURPOSE, NONCE, USER_DATA).toByteArray();
 
         AttestationRejected r = assertThrows(AttestationRejected.class,
-                () -> verifier(new Measurements(m.variant(), expected)).verify(doc, NONCE, USER_DATA));
+                () -> verifier(new Measurements(m.variant(), expected)).verify(doc, PURPOSE, NONCE, USER_DATA));
 
         assertTrue(r.getMessage().contains("PCR 4 (sha256)") && r.getMessage().contains("PCR 11 (sha256)"), r::toString);
         assertFalse(r.getMessage().contains("PCR 9"));

@@ -1,5 +1,6 @@
 package dev.sextant.attestation.verify;
 
+import dev.sextant.attestation.Purpose;
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
@@ -87,8 +88,8 @@ class SwtpmPeerTest {
         logs.start();
         ((Logger) LoggerFactory.getLogger(DocumentVerifier.class)).addAppender(logs);
         try {
-            verifier.verify(doc, FIXTURE_NONCE, new byte[0]);
-            AttestedState state = verifier.verify(doc, FIXTURE_NONCE, new byte[0]);
+            verifier.verify(doc, Purpose.VERIFY, FIXTURE_NONCE, new byte[0]);
+            AttestedState state = verifier.verify(doc, Purpose.VERIFY, FIXTURE_NONCE, new byte[0]);
             assertEquals(24, state.pcrs().size());
         } finally {
             ((Logger) LoggerFactory.getLogger(DocumentVerifier.class)).detachAppender(logs);

@@ -1,6 +1,8 @@
 package dev.sextant.cli.image;
 
 import dev.sextant.attestation.policy.MeasurementsFile;
+import dev.sextant.cli.failure.CliFailure;
+import dev.sextant.cli.input.PemKeys;
 import dev.sextant.imagebuilder.build.BuildRequest;
 import dev.sextant.imagebuilder.build.BuildResult;
 import dev.sextant.imagebuilder.build.ImageBuilder;
@@ -22,7 +24,8 @@ import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.stream.Stream;
 
-@Command(name = "build", mixinStandardHelpOptions = true,
+@Command(name = "build",
+        footer = "  sextant image build --out out/image --signing-key keys/measurements-key.pem",
         description = {"Build the node image with mkosi (UKI, erofs root under dm-verity) shipping the node software,",
                 "then write DIR/measurements.json with the PCRs predicted from the image",
                 "(and DIR/measurements.json.sig with --signing-key)."})
@@ -57,6 +60,9 @@ public final class BuildCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         PrintWriter stdout = spec.commandLine().getOut();
+        // Checked before the build, which takes minutes, rather than after it.
+        String signingKeyPem = signingKey == null ? null : PemKeys.privateKey("--signing-key", signingKey,
+                "pass the measurements-key.pem that `sextant measurements keygen` wrote");
         Path root = repoRoot();
         BuildRequest request = BuildRequest.forRepo(root, out, Optional.of(nodeSoftware(root, stdout)))
                 .withMkosiArgs(mkosiArgs, force).withK3s(Optional.ofNullable(k3s));
@@ -64,7 +70,7 @@ public final class BuildCommand implements Callable<Integer> {
         boolean coldCache = isEmpty(request.cacheDir()) || mkosiArgs.contains("-ff");
         BuildResult result = new ImageBuilder(line -> { stdout.println(line); stdout.flush(); }).build(request);
         if (signingKey != null) {
-            MeasurementsFile.sign(result.measurements(), Files.readString(signingKey));
+            MeasurementsFile.sign(result.measurements(), signingKeyPem);
         }
         report(stdout, result, coldCache);
         return 0;
@@ -77,7 +83,7 @@ public final class BuildCommand implements Callable<Integer> {
         try (Stream<Path> files = Files.list(nodeLib)) {
             List<Path> jars = files.filter(f -> f.toString().endsWith(".jar")).sorted().toList();
             if (jars.isEmpty()) {
-                throw new IllegalArgumentException("--node-lib " + nodeLib + " holds no jars");
+                throw new CliFailure("--node-lib " + nodeLib + " holds no jars: pass the directory of the node software's jars");
             }
             return new NodeSoftware(jars, nodeMain);
         }
@@ -99,7 +105,7 @@ public final class BuildCommand implements Callable<Integer> {
     private Path repoRoot() {
         if (repo != null) {
             if (!Files.isRegularFile(repo.resolve("mkosi/mkosi.conf"))) {
-                throw new IllegalArgumentException("--repo " + repo + " has no mkosi/mkosi.conf");
+                throw new CliFailure("--repo " + repo + " has no mkosi/mkosi.conf: pass the root of the Sextant source tree");
             }
             return repo.toAbsolutePath().normalize();
         }
@@ -108,7 +114,7 @@ public final class BuildCommand implements Callable<Integer> {
                 return dir;
             }
         }
-        throw new IllegalArgumentException("no mkosi/mkosi.conf in the working directory or above it; pass --repo");
+        throw new CliFailure("no mkosi/mkosi.conf in the working directory or above it: run it in the Sextant source tree, or pass --repo DIR");
     }
 
     private static boolean isEmpty(Path dir) throws IOException {

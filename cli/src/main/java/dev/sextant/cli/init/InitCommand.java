@@ -1,18 +1,20 @@
 package dev.sextant.cli.init;
 
 import com.google.protobuf.ByteString;
-import dev.sextant.atls.AtlsContexts;
-import dev.sextant.attestation.verify.AttestationRejected;
-import dev.sextant.attestation.verify.AttestationVerifier;
 import dev.sextant.cli.VerifierOptions;
+import dev.sextant.cli.failure.ExitCodes;
+import dev.sextant.cli.failure.Printable;
+import dev.sextant.cli.failure.Rejections;
+import dev.sextant.cli.input.InputFiles;
+import dev.sextant.cli.remote.AttestedChannel;
+import dev.sextant.cli.remote.ConnectionFailures;
+import dev.sextant.cli.remote.Endpoint;
 import dev.sextant.proto.v1.InitRequest;
 import dev.sextant.proto.v1.InitResponse;
 import dev.sextant.proto.v1.InitServiceGrpc;
 import dev.sextant.proto.v1.KubernetesSettings;
-import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
-import io.grpc.netty.NettyChannelBuilder;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -21,26 +23,30 @@ import picocli.CommandLine.Spec;
 
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
 
-@Command(name = "init", mixinStandardHelpOptions = true,
+@Command(name = "init",
         description = {"Initialize a cluster on its first node: verify the node over attested TLS, send the "
-                + "init secret and master secret, show the node's progress and write the kubeconfig.",
-                "Exits 0 on success, 1 when the node was rejected, refused the request or failed (its journal "
-                + "is then printed and saved)."})
+                + "init secret and master secret, show the node's progress and write the kubeconfig."},
+        footer = {"  sextant init --endpoint 192.0.2.10:9000 --measurements \\",
+                "      out/image/measurements.json --ek-ca ca/ca-cert.pem \\",
+                "      --init-secret init-secret.txt"},
+        exitCodeList = {" 0:initialized; the kubeconfig is written",
+                " 1:REJECTED: <REASON>: <sentence>, or the node refused the request or failed (its journal is then printed and saved)",
+                ExitCodes.FAILED_ROW})
 public final class InitCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Option(names = "--endpoint", required = true, description = "HOST:PORT of the first node's gRPC port")
-    String endpoint;
+    @Option(names = "--endpoint", required = true, paramLabel = "HOST:PORT", converter = Endpoint.Converter.class,
+            description = "the first node's gRPC port")
+    Endpoint endpoint;
 
     @Mixin
     VerifierOptions verifierOptions;
@@ -69,31 +75,21 @@ public final class InitCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        AttestationVerifier verifier = verifierOptions.verifier();
-        var rejected = new AtomicReference<AttestationRejected>();
-        AttestationVerifier recording = (document, nonce, userData) -> {
-            try {
-                return verifier.verify(document, nonce, userData);
-            } catch (AttestationRejected e) {
-                rejected.set(e);
-                throw e;
-            }
-        };
-        MasterSecretFile master = MasterSecretFile.loadOrCreate(masterSecret);
-        InitRequest request = request(master, Files.readString(initSecret).stripTrailing().getBytes());
-        int colon = endpoint.lastIndexOf(':');
-        String host = endpoint.substring(0, colon);
-        ManagedChannel channel = NettyChannelBuilder.forAddress(host, Integer.parseInt(endpoint.substring(colon + 1)))
-                .sslContext(AtlsContexts.client(null, recording)).build();
+        // Every input is checked before the master secret file is created or anything is sent.
+        var verifier = verifierOptions.verifier();
+        byte[] secret = InputFiles.readString("--init-secret", initSecret,
+                "pass the file holding the init secret the node was booted with (--init-secret FILE,"
+                        + " or SEXTANT_INIT_SECRET_FILE=FILE)").stripTrailing().getBytes();
+        InitRequest request = request(MasterSecretFile.loadOrCreate(masterSecret), secret);
         PrintWriter out = spec.commandLine().getOut();
-        InitStream stream = new InitStream(out, spec.commandLine().getErr(), host);
-        try {
-            InitServiceGrpc.newBlockingStub(channel).withDeadlineAfter(timeoutSeconds, TimeUnit.SECONDS).init(request)
-                    .forEachRemaining(stream::accept);
-        } catch (StatusRuntimeException e) {
-            return refused(e, rejected.get(), out);
-        } finally {
-            channel.shutdownNow();
+        InitStream stream = new InitStream(out, spec.commandLine().getErr(), endpoint.host());
+        try (AttestedChannel node = new AttestedChannel(endpoint, verifier)) {
+            try {
+                InitServiceGrpc.newBlockingStub(node.channel()).withDeadlineAfter(timeoutSeconds, TimeUnit.SECONDS)
+                        .init(request).forEachRemaining(stream::accept);
+            } catch (StatusRuntimeException e) {
+                return refused(e, node, out);
+            }
         }
         return stream.finish(kubeconfigOut, journalOut);
     }
@@ -107,17 +103,17 @@ public final class InitCommand implements Callable<Integer> {
                 .setKubernetes(KubernetesSettings.getDefaultInstance()).addAllApiServerCertSans(sans).build();
     }
 
-    private int refused(StatusRuntimeException e, AttestationRejected rejected, PrintWriter out) {
-        if (rejected != null) {
-            out.println("REJECTED: " + String.join("; ", rejected.toString().lines().toList()));
+    private int refused(StatusRuntimeException e, AttestedChannel node, PrintWriter out) {
+        if (node.rejection().isPresent()) {
+            out.println(Rejections.line(node.rejection().get()));
         } else if (e.getStatus().getCode() == Status.Code.PERMISSION_DENIED) {
             out.println("init refused: wrong init secret (" + initSecret + ")");
         } else if (e.getStatus().getCode() == Status.Code.INVALID_ARGUMENT) {
-            out.println("init refused: " + e.getStatus().getDescription());
+            out.println("init refused: " + Printable.of(String.valueOf(e.getStatus().getDescription())));
         } else {
-            throw new IllegalStateException("init on " + endpoint + " broke off: " + e.getStatus(), e);
+            throw ConnectionFailures.describe(endpoint, e, Duration.ofSeconds(timeoutSeconds));
         }
-        return 1;
+        return ExitCodes.REJECTED;
     }
 
     static String hex(byte[] bytes) {

@@ -37,7 +37,7 @@ public record MasterSecretFile(byte[] key, byte[] salt, byte[] measurementSalt) 
         return secret;
     }
 
-    static MasterSecretFile parse(String json, Path file) throws IOException {
+    public static MasterSecretFile parse(String json, Path file) throws IOException {
         MasterSecretFile secret;
         try {
             secret = JSON.readValue(json, MasterSecretFile.class);

@@ -6,6 +6,8 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
+import dev.sextant.cli.failure.CliFailure;
+
 import java.io.IOException;
 import java.io.Writer;
 import java.nio.file.Files;
@@ -15,13 +17,14 @@ import java.security.KeyPair;
 import java.security.KeyPairGenerator;
 import java.util.concurrent.Callable;
 
-@Command(name = "keygen", mixinStandardHelpOptions = true,
-        description = "Create an Ed25519 signing key pair: DIR/measurements-key.pem (private, 0600) and DIR/measurements-pub.pem.")
+@Command(name = "keygen",
+        description = "Create an Ed25519 signing key pair: DIR/measurements-key.pem (private, 0600) and DIR/measurements-pub.pem.",
+        footer = "  sextant measurements keygen --dir keys")
 public final class KeygenCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Option(names = "--dir", required = true)
+    @Option(names = "--dir", required = true, paramLabel = "DIR", description = "where the key pair goes")
     Path dir;
 
     @Override
@@ -30,7 +33,8 @@ public final class KeygenCommand implements Callable<Integer> {
         Path privatePem = dir.resolve("measurements-key.pem");
         Path publicPem = dir.resolve("measurements-pub.pem");
         if (Files.exists(privatePem)) {
-            throw new IOException(privatePem + " exists; refusing to replace a signing key");
+            throw new CliFailure("--dir " + dir + " already holds a signing key, " + privatePem.getFileName()
+                    + ": it is never replaced; move it away or pass another --dir");
         }
         KeyPair pair = KeyPairGenerator.getInstance("Ed25519").generateKeyPair();
         Files.createFile(privatePem, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));

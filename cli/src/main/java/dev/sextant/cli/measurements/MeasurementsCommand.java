@@ -2,8 +2,10 @@ package dev.sextant.cli.measurements;
 
 import picocli.CommandLine.Command;
 
-@Command(name = "measurements", mixinStandardHelpOptions = true,
+@Command(name = "measurements",
         description = "Sign and verify measurements files (expected PCR values, detached signature <file>.sig).",
+        footer = {"  sextant measurements sign --file out/image/measurements.json --key \\",
+                "      keys/measurements-key.pem"},
         subcommands = {KeygenCommand.class, SignCommand.class, VerifyMeasurementsCommand.class})
 public final class MeasurementsCommand {
 }

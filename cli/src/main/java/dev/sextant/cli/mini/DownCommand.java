@@ -11,7 +11,9 @@ import picocli.CommandLine.Spec;
 import java.time.Instant;
 import java.util.concurrent.Callable;
 
-@Command(name = "down", mixinStandardHelpOptions = true,
+@Command(name = "down", footer = "  sextant mini down",
+        exitCodeList = {" 0:nothing of the cluster runs any more", " 1:a process survived SIGKILL (mini.json is kept to retry)",
+                " 2:usage error, or a file that cannot be used"},
         description = "Stop every QEMU and swtpm process of the mini cluster. Its files (console logs, TPM states, "
                 + "state disks, CA, keys, secrets) stay unless --purge.")
 public final class DownCommand implements Callable<Integer> {

@@ -13,10 +13,11 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 
-@Command(name = "status", mixinStandardHelpOptions = true,
+@Command(name = "status", footer = "  sextant mini status",
+        exitCodeList = {" 0:every node runs and verifies", " 1:a node does not run or does not verify",
+                " 2:usage error, or a file that cannot be read", " 3:no mini cluster in --dir"},
         description = "Per node of the mini cluster: whether QEMU and swtpm run, the forwarded ports, the last status "
-                + "line of its console, and a fresh attested-TLS verification. Exits 0 when every node runs and "
-                + "verifies, 1 otherwise (3 when there is no cluster in --dir).")
+                + "line of its console, and a fresh attested-TLS verification.")
 public final class StatusCommand implements Callable<Integer> {
     static final int NO_CLUSTER = 3;
 

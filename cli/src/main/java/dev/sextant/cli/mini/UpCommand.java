@@ -1,7 +1,7 @@
 package dev.sextant.cli.mini;
 
-import dev.sextant.cli.init.InitCommand;
 import dev.sextant.localcluster.mini.MiniCluster;
+import dev.sextant.localcluster.mini.MiniFailure;
 import dev.sextant.localcluster.mini.Progress;
 import dev.sextant.localcluster.qemu.Accel;
 import picocli.CommandLine;
@@ -16,17 +16,17 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Callable;
-import java.util.function.Consumer;
 
-@Command(name = "up", mixinStandardHelpOptions = true,
+@Command(name = "up",
         description = "Build (or reuse) the node image, boot a control plane and N workers under QEMU with swtpm TPMs "
                 + "whose EK certificates a local CA signs, verify the control plane over attested TLS, run init, "
                 + "wait for the workers to join and print a summary. The nodes keep running after the command; "
-                + "'sextant mini down' stops them. Exits 0 when the cluster is up, 1 if one already runs here, 2 "
-                + "on failure.")
+                + "'sextant mini down' stops them.",
+        footer = "  sextant mini up --workers 1",
+        exitCodeList = {" 0:the cluster is up; the summary is printed", " 1:a mini cluster already runs in --dir",
+                " 2:usage error, or the cluster could not come up (the message names the node and its console log)"})
 public final class UpCommand implements Callable<Integer> {
     static final int FAILED = 2;
 
@@ -69,12 +69,13 @@ public final class UpCommand implements Callable<Integer> {
                 parseAccel(), keepOnFailure, Duration.ofMinutes(bootTimeoutMinutes), Duration.ofMinutes(joinTimeoutMinutes));
         int exit;
         try {
-            exit = new MiniCluster(dir.layout(), progress).up(options, UpCommand::init, line -> {
+            exit = new MiniCluster(dir.layout(), progress).up(options, InProcessCommand.INIT, line -> {
                 out.println(line);
                 out.flush();
             });
-        } catch (MiniCluster.MiniFailure e) {
-            spec.commandLine().getErr().println("sextant mini up: " + e.getMessage());
+        } catch (MiniFailure e) {
+            out.flush();
+            spec.commandLine().getErr().println(spec.qualifiedName() + ": " + e.getMessage());
             return FAILED;
         }
         if (exit == 0) {
@@ -82,21 +83,6 @@ public final class UpCommand implements Callable<Integer> {
             out.flush();
         }
         return exit;
-    }
-
-    /** The operator's own `sextant init`, in this process, its output turned into progress lines. */
-    static int init(List<String> args, Consumer<String> output) {
-        try (LineWriter lines = new LineWriter(output);
-             PrintWriter writer = new PrintWriter(lines, true)) {
-            CommandLine init = new CommandLine(new InitCommand()).setOut(writer).setErr(writer)
-                    .setExecutionExceptionHandler((e, cmd, parsed) -> {
-                        writer.println("init failed: " + (e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage()));
-                        return 2;
-                    });
-            int exit = init.execute(args.toArray(String[]::new));
-            writer.flush();
-            return exit;
-        }
     }
 
     private Accel parseAccel() {

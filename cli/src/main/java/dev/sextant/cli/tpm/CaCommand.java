@@ -10,13 +10,14 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 
-@Command(name = "ca", mixinStandardHelpOptions = true,
-        description = "Create a local EK/AK CA (ca-key.pem, ca-cert.pem) in --dir, unless one is there.")
+@Command(name = "ca",
+        description = "Create a local EK/AK CA (ca-key.pem, ca-cert.pem) in --dir, unless one is there.",
+        footer = "  sextant tpm ca --dir ca")
 public final class CaCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Option(names = "--dir", required = true)
+    @Option(names = "--dir", required = true, paramLabel = "DIR", description = "where the CA is (or goes)")
     Path dir;
 
     @Option(names = "--name", description = "CA common name (default: ${DEFAULT-VALUE})")
@@ -24,7 +25,7 @@ public final class CaCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        LocalCa ca = Files.exists(dir.resolve("ca-cert.pem")) ? LocalCa.load(dir) : LocalCa.create(dir, name);
+        LocalCa ca = Files.exists(dir.resolve("ca-cert.pem")) ? TpmInputs.ca(dir) : LocalCa.create(dir, name);
         spec.commandLine().getOut().println(ca.certPem());
         return 0;
     }

@@ -1,6 +1,5 @@
 package dev.sextant.cli.tpm;
 
-import dev.sextant.tpm.swtpm.LocalCa;
 import dev.sextant.tpm.swtpm.SwtpmManufacturer;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -10,21 +9,22 @@ import picocli.CommandLine.Spec;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 
-@Command(name = "manufacture", mixinStandardHelpOptions = true,
-        description = "Create swtpm state in --dir/state whose EK certificate is signed by the CA in --ca.")
+@Command(name = "manufacture",
+        description = "Create swtpm state in --dir/state whose EK certificate is signed by the CA in --ca.",
+        footer = "  sextant tpm manufacture --ca ca --dir tpm0")
 public final class ManufactureCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Option(names = "--ca", required = true, description = "directory of a CA made by 'sextant tpm ca'")
+    @Option(names = "--ca", required = true, paramLabel = "DIR", description = "directory of a CA made by 'sextant tpm ca'")
     Path caDir;
 
-    @Option(names = "--dir", required = true)
+    @Option(names = "--dir", required = true, paramLabel = "DIR", description = "where the swtpm state goes")
     Path dir;
 
     @Override
     public Integer call() throws Exception {
-        SwtpmManufacturer.manufacture(dir, LocalCa.load(caDir));
+        SwtpmManufacturer.manufacture(dir, TpmInputs.ca(caDir));
         spec.commandLine().getOut().println(dir.resolve("state").toAbsolutePath());
         return 0;
     }

@@ -33,8 +33,13 @@ import picocli.CommandLine.Spec;
  * {@code ROLLED BACK: ...} / {@code REJECTED: ...} / {@code FAILED: ...} with the reason and exits 1.
  */
 @Command(name = "apply", mixinStandardHelpOptions = true,
-        description = "Set new join service and KMS images (and, with --measurements, new signed measurements), "
-                + "wait for both DaemonSets to roll out, and roll back to what was there if they do not.")
+        description = "Set new join service and KMS images, by digest (and, with --measurements, new signed measurements), "
+                + "wait for the DaemonSet to roll out, and roll back to what was there if it does not.",
+        footer = {"  sextant upgrade apply --join-service registry.example/join@sha256:DIGEST \\",
+                "      --kms registry.example/kms@sha256:DIGEST --measurements m.json"},
+        exitCodeList = {" 0:OK: the new images (and measurements) are rolled out",
+                " 1:ROLLED BACK, REJECTED or FAILED: <reason> (on stdout)",
+                " 2:usage error, or a file that cannot be used (stderr)"})
 public final class ApplyCommand implements Callable<Integer> {
     /** A DaemonSet rollout takes tens of seconds; a faster poll only loads the API server. */
     static final Duration POLL_INTERVAL = Duration.ofSeconds(2);
@@ -42,10 +47,10 @@ public final class ApplyCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Option(names = "--join-service", required = true, paramLabel = "IMAGE", description = "the join service's new image")
+    @Option(names = "--join-service", required = true, paramLabel = "IMAGE", description = "the join service's new image, as NAME@sha256:DIGEST")
     String joinServiceImage;
 
-    @Option(names = "--kms", required = true, paramLabel = "IMAGE", description = "the KMS's new image")
+    @Option(names = "--kms", required = true, paramLabel = "IMAGE", description = "the KMS's new image, as NAME@sha256:DIGEST")
     String kmsImage;
 
     @Option(names = "--measurements", paramLabel = "FILE",
@@ -74,6 +79,10 @@ public final class ApplyCommand implements Callable<Integer> {
                     .upgrade(request);
             out.println(label(outcome.result()) + ": " + outcome.message());
             return outcome.ok() ? 0 : 1;
+        } catch (IllegalArgumentException e) {
+            // An image by tag (or another refused value): checked before the cluster is read.
+            out.println("REJECTED: " + e.getMessage() + "; nothing was changed");
+            return 1;
         } catch (MeasurementsException e) {
             out.println("REJECTED: the new measurements: " + e.getMessage() + "; nothing was changed");
             return 1;

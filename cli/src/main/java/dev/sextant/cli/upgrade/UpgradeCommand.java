@@ -4,6 +4,8 @@ import picocli.CommandLine.Command;
 
 @Command(name = "upgrade", mixinStandardHelpOptions = true,
         description = "Upgrade the cluster's join service and KMS (and measurements), rolling back on failure.",
+        footer = {"  sextant upgrade apply --join-service registry.example/join@sha256:DIGEST \\",
+                "      --kms registry.example/kms@sha256:DIGEST"},
         subcommands = {ApplyCommand.class})
 public final class UpgradeCommand {
 }

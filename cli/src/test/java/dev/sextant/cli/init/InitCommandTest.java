@@ -89,8 +89,12 @@ class InitCommandTest {
         byte[] expected = new byte[32];
         Arrays.fill(expected, pcr16);
         Path measurements = dir.resolve("measurements.json");
-        Files.write(measurements, new Measurements(Variant.QEMU_VTPM,
-                new TreeMap<>(Map.of(16, new ExpectedValue(expected, false)))).toJson());
+        // A measurements file must cover PCR 4, 9, 11, 12, 13 and 15: a swtpm that booted nothing has them at zero.
+        TreeMap<Integer, ExpectedValue> values = new TreeMap<>(Map.of(16, new ExpectedValue(expected, false)));
+        for (int pcr : new int[] {4, 9, 11, 12, 13, 15}) {
+            values.put(pcr, new ExpectedValue(new byte[32], false));
+        }
+        Files.write(measurements, new Measurements(Variant.QEMU_VTPM, values).toJson());
         Path ekCa = dir.resolve("ek-ca.pem");
         Files.writeString(ekCa, "-----BEGIN CERTIFICATE-----\n"
                 + java.util.Base64.getMimeEncoder().encodeToString(swtpm.ca().certificate().getEncoded())

@@ -3,7 +3,7 @@ package dev.sextant.cli.mini;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.sextant.cli.SextantCommand;
+import dev.sextant.cli.Main;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Path;
@@ -12,7 +12,6 @@ import java.util.List;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
 /** The CLI side of mini; booting is covered by e2e's MiniClusterTest. */
 @DisplayName("sextant mini")
@@ -23,8 +22,7 @@ class MiniCommandTest {
     private final StringWriter err = new StringWriter();
 
     private int run(String... args) {
-        return new CommandLine(new SextantCommand()).setOut(new PrintWriter(out, true)).setErr(new PrintWriter(err, true))
-                .execute(args);
+        return Main.commandLine().setOut(new PrintWriter(out, true)).setErr(new PrintWriter(err, true)).execute(args);
     }
 
     @Test
@@ -47,6 +45,23 @@ class MiniCommandTest {
         assertEquals(2, run("mini", "up", "--dir", dir.resolve("m").toString(), "--no-build", "--accel", "hvf"));
         assertTrue(err.toString().contains("--accel must be tcg or kvm, not hvf"), err.toString());
         assertTrue(!dir.resolve("m").toFile().exists(), "up created files before checking its options");
+    }
+
+    @Test
+    @DisplayName("reboot and start without a cluster say where they looked and what to run instead, exit 1")
+    void rebootAndStartWithoutCluster() {
+        assertEquals(1, run("mini", "reboot", "worker-0", "--dir", dir.toString()));
+        assertTrue(err.toString().contains("sextant mini reboot: no mini cluster in " + dir + "; start one with 'sextant mini up'"),
+                err.toString());
+        assertEquals(1, run("mini", "start", "--dir", dir.toString()));
+        assertTrue(err.toString().contains("sextant mini start: no mini cluster in " + dir), err.toString());
+    }
+
+    @Test
+    @DisplayName("reboot without a node name is a usage error (exit 2)")
+    void rebootNeedsNode() {
+        assertEquals(2, run("mini", "reboot", "--dir", dir.toString()));
+        assertTrue(err.toString().contains("NODE"), err.toString());
     }
 
     @Test

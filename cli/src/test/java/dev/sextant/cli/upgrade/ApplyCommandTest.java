@@ -26,8 +26,8 @@ import picocli.CommandLine;
 
 /** `sextant upgrade apply` against the Kubernetes API double (a cluster whose services are rolled out). */
 class ApplyCommandTest {
-    private static final String JOIN_V2 = "127.0.0.1:5000/sextant/join-service:2.0";
-    private static final String KMS_V2 = "127.0.0.1:5000/sextant/kms:2.0";
+    private static final String JOIN_V2 = TestServices.JOIN_IMAGE_V2;
+    private static final String KMS_V2 = TestServices.KMS_IMAGE_V2;
 
     @TempDir
     Path dir;
@@ -62,7 +62,6 @@ class ApplyCommandTest {
         controller.scheduleWithFixedDelay(() -> {
             try {
                 cluster.controller.rolledOut(ClusterServices.JOIN_DAEMONSET);
-                cluster.controller.rolledOut(ClusterServices.KMS_DAEMONSET);
             } catch (Exception e) {
                 // the next tick tries again
             }
@@ -74,8 +73,8 @@ class ApplyCommandTest {
             controller.shutdownNow();
         }
         assertTrue(out.toString().startsWith("OK: upgraded"), out.toString());
-        assertEquals(JOIN_V2, cluster.image(ClusterServices.JOIN_DAEMONSET));
-        assertEquals(KMS_V2, cluster.image(ClusterServices.KMS_DAEMONSET));
+        assertEquals(JOIN_V2, cluster.image(ClusterServices.JOIN_CONTAINER));
+        assertEquals(KMS_V2, cluster.image(ClusterServices.KMS_CONTAINER));
         assertEquals(Files.readString(measurements), cluster.joinConfig().get("measurements.json"));
     }
 
@@ -86,7 +85,7 @@ class ApplyCommandTest {
 
         assertEquals(0, code, out.toString());
         assertTrue(out.toString().contains("rollout not awaited (--no-wait)"), out.toString());
-        assertEquals(JOIN_V2, cluster.image(ClusterServices.JOIN_DAEMONSET));
+        assertEquals(JOIN_V2, cluster.image(ClusterServices.JOIN_CONTAINER));
     }
 
     @Test
@@ -98,8 +97,8 @@ class ApplyCommandTest {
         assertEquals(1, code, out.toString());
         assertTrue(out.toString().startsWith("ROLLED BACK: DaemonSet kube-system/sextant-join-service did not finish its rollout within 1s"),
                 out.toString());
-        assertEquals(TestServices.JOIN_IMAGE, cluster.image(ClusterServices.JOIN_DAEMONSET));
-        assertEquals(TestServices.KMS_IMAGE, cluster.image(ClusterServices.KMS_DAEMONSET));
+        assertEquals(TestServices.JOIN_IMAGE, cluster.image(ClusterServices.JOIN_CONTAINER));
+        assertEquals(TestServices.KMS_IMAGE, cluster.image(ClusterServices.KMS_CONTAINER));
     }
 
     @Test
@@ -117,7 +116,7 @@ class ApplyCommandTest {
         assertTrue(out.toString().contains("nothing was changed"), out.toString());
         assertEquals(writes, cluster.kube.writes());
         assertEquals(before, cluster.joinConfig());
-        assertEquals(TestServices.JOIN_IMAGE, cluster.image(ClusterServices.JOIN_DAEMONSET));
+        assertEquals(TestServices.JOIN_IMAGE, cluster.image(ClusterServices.JOIN_CONTAINER));
     }
 
     @Test
@@ -136,5 +135,19 @@ class ApplyCommandTest {
     void imagesAreRequired() {
         assertEquals(2, sextant("--join-service", JOIN_V2));
         assertTrue(out.toString().contains("Missing required option: '--kms=IMAGE'"), out.toString());
+    }
+
+    @Test
+    @DisplayName("an image by tag: exit 1, REJECTED naming the image and how to get its digest, nothing written")
+    void imageByTagIsRejected() throws Exception {
+        int writes = cluster.kube.writes();
+        int code = sextant("--join-service", "127.0.0.1:5000/sextant/join-service:2.0", "--kms", KMS_V2);
+
+        assertEquals(1, code, out.toString());
+        assertTrue(out.toString().startsWith("REJECTED: the join service image '127.0.0.1:5000/sextant/join-service:2.0' "
+                + "is not pinned by digest"), out.toString());
+        assertTrue(out.toString().contains("nothing was changed"), out.toString());
+        assertEquals(writes, cluster.kube.writes());
+        assertEquals(TestServices.JOIN_IMAGE, cluster.image(ClusterServices.JOIN_CONTAINER));
     }
 }

@@ -1,11 +1,9 @@
 package dev.sextant.clusterservices.upgrade;
 
-import static dev.sextant.clusterservices.ClusterServices.JOIN_CA_INIT_CONTAINER;
 import static dev.sextant.clusterservices.ClusterServices.JOIN_CONFIG;
 import static dev.sextant.clusterservices.ClusterServices.JOIN_CONTAINER;
 import static dev.sextant.clusterservices.ClusterServices.JOIN_DAEMONSET;
 import static dev.sextant.clusterservices.ClusterServices.KMS_CONTAINER;
-import static dev.sextant.clusterservices.ClusterServices.KMS_DAEMONSET;
 import static dev.sextant.clusterservices.ClusterServices.MEASUREMENTS_KEY;
 import static dev.sextant.clusterservices.ClusterServices.MEASUREMENTS_PUBLIC_KEY_CONFIGMAP;
 import static dev.sextant.clusterservices.ClusterServices.MEASUREMENTS_PUBLIC_KEY_KEY;
@@ -35,15 +33,16 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * {@code sextant upgrade apply}: new images for the join service and the KMS (and optionally new
- * signed measurements in join-config), then a wait for both DaemonSets' rollouts. When an update is
- * refused or a rollout does not finish in time, the pod templates and measurements that were there
- * before are put back and the outcome says which DaemonSet stopped where (Constellation's helm
- * upgrade with automatic rollback).
+ * {@code sextant upgrade apply}: new images for the join service and the KMS (two containers of one
+ * pod) and optionally new signed measurements in join-config, then a wait for the DaemonSet's
+ * rollout. When an update is refused or the rollout does not finish in time, the pod template and
+ * measurements that were there before are put back and the outcome says where the rollout stopped
+ * (Constellation's helm upgrade with automatic rollback).
  */
 public final class ServicesUpgrade {
     private static final Logger LOG = LoggerFactory.getLogger(ServicesUpgrade.class);
     private static final int ATTEMPTS = 3;
+    private static final List<String> DAEMONSETS = List.of(JOIN_DAEMONSET);
 
     private final ApiClient client;
     private final AppsV1Api apps;
@@ -69,7 +68,7 @@ public final class ServicesUpgrade {
     public UpgradeOutcome upgrade(UpgradeRequest request) throws ApiException, MeasurementsException, InterruptedException {
         // Everything is read and checked before the first write.
         Map<String, V1PodTemplateSpec> previousTemplates = new LinkedHashMap<>();
-        for (String name : List.of(JOIN_DAEMONSET, KMS_DAEMONSET)) {
+        for (String name : DAEMONSETS) {
             previousTemplates.put(name, copy(readDaemonSet(name).getSpec().getTemplate()));
         }
         V1ConfigMap joinConfig = core.readNamespacedConfigMap(JOIN_CONFIG, NAMESPACE).execute();
@@ -90,10 +89,8 @@ public final class ServicesUpgrade {
             }
             updateTemplate(JOIN_DAEMONSET, t -> {
                 ClusterServices.container(t.getSpec().getContainers(), JOIN_CONTAINER).setImage(request.joinServiceImage());
-                ClusterServices.container(t.getSpec().getInitContainers(), JOIN_CA_INIT_CONTAINER).setImage(request.joinServiceImage());
+                ClusterServices.container(t.getSpec().getContainers(), KMS_CONTAINER).setImage(request.kmsImage());
             });
-            updateTemplate(KMS_DAEMONSET, t ->
-                    ClusterServices.container(t.getSpec().getContainers(), KMS_CONTAINER).setImage(request.kmsImage()));
         } catch (ApiException e) {
             return rollBack("the update was refused (" + brief(e) + ")",
                     previousTemplates, measurementsWritten ? previousMeasurements : null);
@@ -113,7 +110,7 @@ public final class ServicesUpgrade {
                     previousTemplates, measurementsWritten ? previousMeasurements : null);
         }
         if (stuck == null) {
-            return new UpgradeOutcome(UpgradeOutcome.Result.SUCCEEDED, "upgraded: " + applied + "; both DaemonSets rolled out");
+            return new UpgradeOutcome(UpgradeOutcome.Result.SUCCEEDED, "upgraded: " + applied + "; the DaemonSet rolled out");
         }
         return rollBack("DaemonSet " + NAMESPACE + "/" + stuck.name() + " did not finish its rollout within "
                         + human(request.timeout()) + " (" + stuck.describe() + ")",
@@ -125,7 +122,7 @@ public final class ServicesUpgrade {
         Instant deadline = clock.instant().plus(timeout);
         while (true) {
             RolloutStatus pending = null;
-            for (String name : List.of(JOIN_DAEMONSET, KMS_DAEMONSET)) {
+            for (String name : DAEMONSETS) {
                 RolloutStatus status = RolloutStatus.of(readDaemonSet(name));
                 if (!status.complete()) {
                     pending = status;
@@ -161,7 +158,7 @@ public final class ServicesUpgrade {
             }
         }
         String restored = "the previous images (join service " + image(templates.get(JOIN_DAEMONSET), JOIN_CONTAINER)
-                + ", KMS " + image(templates.get(KMS_DAEMONSET), KMS_CONTAINER) + ")"
+                + ", KMS " + image(templates.get(JOIN_DAEMONSET), KMS_CONTAINER) + ")"
                 + (measurements != null ? " and measurements" : "");
         if (!failures.isEmpty()) {
             return new UpgradeOutcome(UpgradeOutcome.Result.ROLLBACK_FAILED,

@@ -26,8 +26,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 @DisplayName("sextant upgrade apply: new images and measurements, rollout wait, rollback")
 class ServicesUpgradeTest {
-    private static final String JOIN_V2 = "127.0.0.1:5000/sextant/join-service:2.0";
-    private static final String KMS_V2 = "127.0.0.1:5000/sextant/kms:2.0";
+    private static final String JOIN_V2 = TestServices.JOIN_IMAGE_V2;
+    private static final String KMS_V2 = TestServices.KMS_IMAGE_V2;
     private static final Duration POLL = Duration.ofSeconds(2);
 
     @TempDir
@@ -75,22 +75,20 @@ class ServicesUpgradeTest {
     }
 
     @Test
-    @DisplayName("both DaemonSets roll out: the new images and measurements stay, and the upgrade succeeds")
+    @DisplayName("the DaemonSet rolls out: the new images of both containers and the measurements stay, and the upgrade succeeds")
     void successfulRollout() throws Exception {
         Path newMeasurements = cluster.services.signedMeasurements("v2.json", 0x22);
         UpgradeOutcome outcome = upgrade(() -> {
             cluster.controller.rolledOut(ClusterServices.JOIN_DAEMONSET);
-            cluster.controller.rolledOut(ClusterServices.KMS_DAEMONSET);
         }).upgrade(new UpgradeRequest(JOIN_V2, KMS_V2, Optional.of(SignedMeasurements.read(newMeasurements)),
                 Duration.ofMinutes(5), false));
 
         assertEquals(UpgradeOutcome.Result.SUCCEEDED, outcome.result(), outcome.message());
-        assertEquals(JOIN_V2, cluster.image(ClusterServices.JOIN_DAEMONSET));
-        assertEquals(JOIN_V2, cluster.pod(ClusterServices.JOIN_DAEMONSET).getInitContainers().get(0).getImage());
-        assertEquals(KMS_V2, cluster.image(ClusterServices.KMS_DAEMONSET));
+        assertEquals(JOIN_V2, cluster.image(ClusterServices.JOIN_CONTAINER));
+        assertEquals(KMS_V2, cluster.image(ClusterServices.KMS_CONTAINER));
         assertEquals(Files.readString(newMeasurements), cluster.joinConfig().get("measurements.json"));
         assertEquals(Files.readString(MeasurementsFile.signatureFile(newMeasurements)), cluster.joinConfig().get("measurements.json.sig"));
-        assertEquals(1, sleeps.get(), "one poll interval until the controller reported both rollouts");
+        assertEquals(1, sleeps.get(), "one poll interval until the controller reported the rollout");
     }
 
     @Test
@@ -100,7 +98,6 @@ class ServicesUpgradeTest {
         Path newMeasurements = cluster.services.signedMeasurements("v2.json", 0x22);
         UpgradeOutcome outcome = upgrade(() -> {
             cluster.controller.stuck(ClusterServices.JOIN_DAEMONSET); // the new join service never becomes available
-            cluster.controller.rolledOut(ClusterServices.KMS_DAEMONSET);
         }).upgrade(new UpgradeRequest(JOIN_V2, KMS_V2, Optional.of(SignedMeasurements.read(newMeasurements)),
                 Duration.ofSeconds(30), false));
 
@@ -110,9 +107,8 @@ class ServicesUpgradeTest {
         assertTrue(outcome.message().contains("desired 1, updated 1, available 0"), outcome.message());
         assertTrue(outcome.message().contains("rolled back to the previous images (join service " + TestServices.JOIN_IMAGE
                 + ", KMS " + TestServices.KMS_IMAGE + ") and measurements"), outcome.message());
-        assertEquals(TestServices.JOIN_IMAGE, cluster.image(ClusterServices.JOIN_DAEMONSET));
-        assertEquals(TestServices.JOIN_IMAGE, cluster.pod(ClusterServices.JOIN_DAEMONSET).getInitContainers().get(0).getImage());
-        assertEquals(TestServices.KMS_IMAGE, cluster.image(ClusterServices.KMS_DAEMONSET));
+        assertEquals(TestServices.JOIN_IMAGE, cluster.image(ClusterServices.JOIN_CONTAINER));
+        assertEquals(TestServices.KMS_IMAGE, cluster.image(ClusterServices.KMS_CONTAINER));
         assertEquals(before, cluster.joinConfig());
         assertEquals(15, sleeps.get(), "30 s at a 2 s poll interval");
     }
@@ -125,8 +121,8 @@ class ServicesUpgradeTest {
 
         assertEquals(UpgradeOutcome.Result.APPLIED_NOT_WAITED, outcome.result());
         assertEquals(0, sleeps.get());
-        assertEquals(JOIN_V2, cluster.image(ClusterServices.JOIN_DAEMONSET));
-        assertEquals(KMS_V2, cluster.image(ClusterServices.KMS_DAEMONSET));
+        assertEquals(JOIN_V2, cluster.image(ClusterServices.JOIN_CONTAINER));
+        assertEquals(KMS_V2, cluster.image(ClusterServices.KMS_CONTAINER));
     }
 
     @Test
@@ -143,7 +139,7 @@ class ServicesUpgradeTest {
 
         assertTrue(e.getMessage().contains("is not a valid signature"), e.getMessage());
         assertEquals(writes, cluster.kube.writes(), "not a single write");
-        assertEquals(TestServices.JOIN_IMAGE, cluster.image(ClusterServices.JOIN_DAEMONSET));
+        assertEquals(TestServices.JOIN_IMAGE, cluster.image(ClusterServices.JOIN_CONTAINER));
         assertEquals(before, cluster.joinConfig());
     }
 
@@ -156,15 +152,18 @@ class ServicesUpgradeTest {
     }
 
     @Test
-    @DisplayName("an update the API refuses half-way is rolled back, naming the refusal")
+    @DisplayName("an update the API refuses half-way (measurements written, DaemonSet refused) is rolled back, naming the refusal")
     void refusedUpdateRollsBack() throws Exception {
-        cluster.kube.failWhen("PUT", "/apis/apps/v1/namespaces/kube-system/daemonsets/sextant-kms");
-        UpgradeOutcome outcome = upgrade(() -> { }).upgrade(
-                new UpgradeRequest(JOIN_V2, KMS_V2, Optional.empty(), Duration.ofMinutes(5), false));
+        Map<String, String> before = initialMeasurements();
+        Path newMeasurements = cluster.services.signedMeasurements("v2.json", 0x22);
+        cluster.kube.failWhen("PUT", "/apis/apps/v1/namespaces/kube-system/daemonsets/sextant-join-service");
+        UpgradeOutcome outcome = upgrade(() -> { }).upgrade(new UpgradeRequest(JOIN_V2, KMS_V2,
+                Optional.of(SignedMeasurements.read(newMeasurements)), Duration.ofMinutes(5), false));
 
         assertEquals(UpgradeOutcome.Result.ROLLED_BACK, outcome.result(), outcome.message());
         assertTrue(outcome.message().startsWith("the update was refused (HTTP 500"), outcome.message());
-        assertEquals(TestServices.JOIN_IMAGE, cluster.image(ClusterServices.JOIN_DAEMONSET), "the join service went back too");
+        assertEquals(TestServices.JOIN_IMAGE, cluster.image(ClusterServices.JOIN_CONTAINER));
+        assertEquals(before, cluster.joinConfig(), "the measurements went back too");
     }
 
     @Test

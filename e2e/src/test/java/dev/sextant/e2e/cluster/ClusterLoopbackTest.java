@@ -34,12 +34,14 @@ import org.junit.jupiter.api.TestMethodOrder;
 /**
  * Issue 5 on loopback: three nodes, each its own swtpm and bootstrapper process; `sextant init` on
  * node A; the KMS and join service as processes; node B joins, node C (one pinned PCR extended)
- * is refused in the aTLS handshake and keeps backing off. The methods are phases of one scenario
+ * is refused in the aTLS handshake and keeps backing off; node B, power-cycled, rejoins, and node A,
+ * power-cycled, is recovered by `sextant recover` (issue 13). The
+ * nodes verify the join service, which quotes with a TPM of its own. The methods are phases of one scenario
  * and run in order; every process's output is in target/cluster-TIMESTAMP/NAME.log.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
-@DisplayName("A cluster on loopback: init on node A, a measured node B joins, a mis-measured node C is refused")
+@DisplayName("A cluster on loopback: init on node A, a measured node B joins, a mis-measured node C is refused, node B reboots and rejoins, node A reboots and is recovered")
 class ClusterLoopbackTest {
     private static final Duration JOIN_WAIT = Duration.ofSeconds(60);
     /** PCR 16 (debug) is zero on a fresh swtpm, and no bootstrapper touches it: node C's one difference. */
@@ -56,6 +58,12 @@ class ClusterLoopbackTest {
     private ClusterNode nodeA;
     private ClusterNode nodeB;
     private ClusterNode nodeC;
+    /**
+     * The join service's own TPM. On a real control plane the service quotes with the node's TPM;
+     * here node A's bootstrapper holds its swtpm (one connection at a time), so the service gets a
+     * TPM of its own from the same CA, PCR 15 marked as on a bootstrapped control plane.
+     */
+    private ClusterNode serviceTpm;
     private long phaseStart;
 
     @BeforeAll
@@ -78,6 +86,7 @@ class ClusterLoopbackTest {
         nodeA = new ClusterNode("node-a", dir, procs, repo, disks);
         nodeB = new ClusterNode("node-b", dir, procs, repo, disks);
         nodeC = new ClusterNode("node-c", dir, procs, repo, disks);
+        serviceTpm = new ClusterNode("join-service-tpm", dir, procs, repo, false);
         services = new ControlPlaneServices(procs, repo, dir);
         System.out.println("cluster test: logs in " + dir);
     }
@@ -94,11 +103,11 @@ class ClusterLoopbackTest {
 
     @Test
     @Order(1)
-    @DisplayName("three nodes get their own swtpm with an EK certificate from one local CA and a provisioned AK")
+    @DisplayName("three nodes and the join service get their own swtpm with an EK certificate from one local CA and a provisioned AK")
     void manufactureNodes() throws Exception {
         begin();
         procs.ok("tpm-ca", ClusterNode.CLI_TIMEOUT, repo.sextant("tpm", "ca", "--dir", ca().toString()));
-        List<ClusterNode> nodes = List.of(nodeA, nodeB, nodeC);
+        List<ClusterNode> nodes = List.of(nodeA, nodeB, nodeC, serviceTpm);
         inParallel(nodes.stream().<Callable<Void>>map(n -> () -> {
             n.manufacture(ca());
             n.startTpm();
@@ -106,9 +115,10 @@ class ClusterLoopbackTest {
             return null;
         }).toList());
         nodeC.extendPcr(SPOILED_PCR, new byte[32]);
+        serviceTpm.extendPcr(15, new byte[32]);
         Files.writeString(dir.resolve("pcr15-zero.json"), measurements(15));
-        nodeA.startBootstrapper(null, kube.kubeconfig());
-        end("manufacture 3 TPMs, start node A");
+        nodeA.startBootstrapper(null, kube.kubeconfig(), ekCa());
+        end("manufacture 4 TPMs, start node A");
     }
 
     @Test
@@ -133,8 +143,8 @@ class ClusterLoopbackTest {
         System.out.println("cluster test: cluster ID " + id.group(1));
         clusterId = HexFormat.of().parseHex(id.group(1));
         String daemonSets = kube.daemonSets();
-        assertTrue(daemonSets.contains("\"sextant-join-service\"") && daemonSets.contains("\"sextant-kms\""),
-                "init did not apply the KMS and join service DaemonSets through the Kubernetes API; see " + nodeA.log());
+        assertTrue(daemonSets.contains("\"sextant-join-service\"") && daemonSets.contains("sextant/kms@sha256:"),
+                "init did not apply the join service's DaemonSet (the KMS in its pod) through the Kubernetes API; see " + nodeA.log());
 
         Procs.Result verify = procs.run("sextant-verify-a", Duration.ofSeconds(60), repo.sextant("verify",
                 "--endpoint", nodeA.endpoint(), "--measurements", dir.resolve("pcr15-zero.json").toString(),
@@ -157,7 +167,8 @@ class ClusterLoopbackTest {
         procs.ok("measurements-sign", ClusterNode.CLI_TIMEOUT, repo.sextant("measurements", "sign",
                 "--file", joinMeasurements.toString(), "--key", keys.resolve("measurements-key.pem").toString()));
         services.startKms(masterSecret());
-        services.startJoinApi(kube.url(), joinMeasurements, keys.resolve("measurements-pub.pem"), ekCa());
+        services.startJoinApi(kube.url(), joinMeasurements, keys.resolve("measurements-pub.pem"), ekCa(),
+                serviceTpm.tpmAddress());
         services.awaitReady();
         end("start KMS + join service");
     }
@@ -168,8 +179,8 @@ class ClusterLoopbackTest {
     void nodeBJoins() throws Exception {
         begin();
         Assumptions.assumeTrue(Files.exists(services.joinLog()), "the join service was not started by the previous phase");
-        nodeB.startBootstrapper(services.joinEndpoint(), kube.kubeconfig());
-        nodeC.startBootstrapper(services.joinEndpoint(), kube.kubeconfig());
+        nodeB.startBootstrapper(services.joinEndpoint(), kube.kubeconfig(), ekCa());
+        nodeC.startBootstrapper(services.joinEndpoint(), kube.kubeconfig(), ekCa());
         Waits.logMatches(JOIN_WAIT, "node B's join path to end with Joined", nodeB.log(), "Join path ended: Joined");
         String agent = Waits.logMatches(JOIN_WAIT, "node B's stand-in k3s to run as agent with a K10 token",
                 nodeB.k3sRecord(), "^agent --server https://127\\.0\\.0\\.1:6443 --token K10").get(0);
@@ -207,6 +218,55 @@ class ClusterLoopbackTest {
         System.out.println("cluster test: node C " + rounds.stream()
                 .map(l -> l.replaceAll(".*(round \\d+); next round in", "$1 then")).toList());
         end("node C refused (3 rounds)");
+    }
+
+    @Test
+    @Order(6)
+    @DisplayName("node B power-cycled (TPM reset, /run lost, same disk) rejoins: its disk's key from the join service, the same since, via=rejoin, PCR 15 marked again")
+    void nodeBRebootsAndRejoins() throws Exception {
+        begin();
+        Assumptions.assumeTrue(nodeB.withDisk, "no cryptsetup: node B has no state disk to unlock");
+        Assumptions.assumeTrue(Files.exists(nodeB.k3sRecord()), "node B did not join in the previous phase");
+        Pattern status = Pattern.compile("SEXTANT-STATUS bootstrapped role=worker disk=encrypted:(\\S+) kubernetes=\\S+ via=(\\w+) since=(\\S+)");
+        Matcher first = status.matcher(Waits.logMatches(JOIN_WAIT, "node B's status line", nodeB.log(), status.pattern()).get(0));
+        assertTrue(first.find() && first.group(2).equals("join"), "node B's first status line: " + first);
+        nodeB.powerCycle();
+        nodeB.startBootstrapper(services.joinEndpoint(), kube.kubeconfig(), ekCa());
+        Matcher again = status.matcher(Waits.logMatches(JOIN_WAIT, "node B's status line after the reboot", nodeB.log(),
+                status.pattern()).get(0));
+        assertTrue(again.find(), "no status line; see " + nodeB.log());
+        assertEquals("rejoin", again.group(2), "see " + nodeB.log());
+        assertEquals(first.group(1), again.group(1), "the same disk");
+        assertEquals(first.group(3), again.group(3), "since is read back from the disk");
+        assertTrue(Waits.lines(nodeB.log(), Pattern.compile("luksFormat|formatting")).isEmpty(), "the disk was not formatted");
+        assertSameClusterAsNodeA(nodeB);
+        end("node B reboots and rejoins");
+    }
+
+    @Test
+    @Order(7)
+    @DisplayName("node A power-cycled waits for its key; `sextant recover` with the cluster's master secret opens its disk: via=recovery, the same since, PCR 15 marked with the same cluster ID")
+    void nodeARecovers() throws Exception {
+        begin();
+        Assumptions.assumeTrue(nodeA.withDisk, "no cryptsetup: node A has no state disk to unlock");
+        Assumptions.assumeTrue(clusterId.length > 0, "init did not run in an earlier phase");
+        Pattern status = Pattern.compile("SEXTANT-STATUS bootstrapped role=control-plane disk=encrypted:(\\S+) kubernetes=\\S+ via=(\\w+) since=(\\S+)");
+        Matcher first = status.matcher(Waits.logMatches(JOIN_WAIT, "node A's status line", nodeA.log(), status.pattern()).get(0));
+        assertTrue(first.find() && first.group(2).equals("init"), "node A's first status line: " + first);
+        nodeA.powerCycle();
+        nodeA.startBootstrapper(null, kube.kubeconfig(), ekCa());
+        String out = procs.ok("sextant-recover", Duration.ofSeconds(120), repo.sextant("recover",
+                "--endpoint", "127.0.0.1:" + nodeA.recoveryPort, "--master-secret", masterSecret().toString(),
+                "--measurements", dir.resolve("pcr15-zero.json").toString(), "--ek-ca", ekCa().toString()));
+        assertTrue(out.contains(first.group(3)), "recover does not report the disk's since; see " + procs.log("sextant-recover"));
+        Matcher again = status.matcher(Waits.logMatches(JOIN_WAIT, "node A's status line after recovery", nodeA.log(),
+                status.pattern()).get(0));
+        assertTrue(again.find(), "no status line; see " + nodeA.log());
+        assertEquals("recovery", again.group(2), "see " + nodeA.log());
+        assertEquals(first.group(1), again.group(1), "the same disk");
+        assertEquals(first.group(3), again.group(3), "since is read back from the disk");
+        assertSameClusterAsNodeA(nodeA);
+        end("node A reboots and recovers");
     }
 
     /**
@@ -260,12 +320,25 @@ class ClusterLoopbackTest {
         return n;
     }
 
+    /** PCRs a measurement set must cover besides 15; zero on a swtpm no firmware measured into. */
+    private static final int[] IMAGE_PCRS = {4, 9, 11, 12, 13};
+
+    /** The image PCRs and {@code zeroPcrs} expected zero. */
     private static String measurements(int... zeroPcrs) {
-        StringBuilder json = new StringBuilder("{\"variant\": \"qemu-vtpm\", \"measurements\": {");
-        for (int i = 0; i < zeroPcrs.length; i++) {
-            json.append(i == 0 ? "" : ", ").append('"').append(zeroPcrs[i]).append("\": {\"expected\": \"")
-                    .append(ZERO).append("\", \"warnOnly\": false}");
+        java.util.SortedMap<Integer, String> expected = new java.util.TreeMap<>();
+        for (int pcr : IMAGE_PCRS) {
+            expected.put(pcr, ZERO);
         }
+        for (int pcr : zeroPcrs) {
+            expected.put(pcr, ZERO);
+        }
+        return measurementsJson(expected);
+    }
+
+    private static String measurementsJson(java.util.SortedMap<Integer, String> expected) {
+        StringBuilder json = new StringBuilder("{\"variant\": \"qemu-vtpm\", \"measurements\": {");
+        expected.forEach((pcr, hex) -> json.append(json.charAt(json.length() - 1) == '{' ? "" : ", ").append('"').append(pcr)
+                .append("\": {\"expected\": \"").append(hex).append("\", \"warnOnly\": false}"));
         return json.append("}}\n").toString();
     }
 
@@ -295,8 +368,12 @@ class ClusterLoopbackTest {
         sha.update(new byte[32]);
         byte[] pcr15 = sha.digest(event);
         Path sameCluster = dir.resolve("same-cluster.json");
-        Files.writeString(sameCluster, "{\"variant\": \"qemu-vtpm\", \"measurements\": {\"15\": {\"expected\": \""
-                + HexFormat.of().formatHex(pcr15) + "\", \"warnOnly\": false}}}");
+        java.util.SortedMap<Integer, String> expected = new java.util.TreeMap<>();
+        for (int pcr : IMAGE_PCRS) {
+            expected.put(pcr, ZERO);
+        }
+        expected.put(15, HexFormat.of().formatHex(pcr15));
+        Files.writeString(sameCluster, measurementsJson(expected));
         Procs.Result verify = procs.run("sextant-verify-same-cluster", Duration.ofSeconds(60), repo.sextant("verify",
                 "--endpoint", node.endpoint(), "--measurements", sameCluster.toString(), "--ek-ca", ekCa().toString()));
         assertEquals(0, verify.exit(), "the joined node's PCR 15 is not marked with node A's cluster ID; see " + verify.log());

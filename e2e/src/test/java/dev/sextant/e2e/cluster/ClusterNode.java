@@ -28,7 +28,12 @@ final class ClusterNode {
     final int tpmPort = Waits.freePortPair();
     final int ctrlPort = tpmPort + 1;
     final int grpcPort = Waits.freePort();
+    final int recoveryPort = Waits.freePort();
     final boolean withDisk;
+    private Process tpm;
+    private Process bootstrapper;
+    /** Which boot of this node runs: each boot has its own bootstrapper log, as a console is kept per boot. */
+    private int boot = 1;
     private final Procs procs;
     private final Repo repo;
 
@@ -47,12 +52,35 @@ final class ClusterNode {
     }
 
     void startTpm() throws InterruptedException {
-        procs.start(name + "-swtpm", List.of("swtpm", "socket", "--tpm2", "--tpmstate", "dir=" + dir.resolve("tpm/state"),
+        tpm = procs.start(name + "-swtpm" + (boot > 1 ? "-boot" + boot : ""), List.of("swtpm", "socket", "--tpm2", "--tpmstate", "dir=" + dir.resolve("tpm/state"),
                 "--server", "type=tcp,port=" + tpmPort + ",bindaddr=127.0.0.1",
                 "--ctrl", "type=tcp,port=" + ctrlPort + ",bindaddr=127.0.0.1",
                 "--flags", "not-need-init,startup-clear"), Map.of());
         // Probe the control port: swtpm serves one data connection at a time, keep it for the node.
         Waits.port(Duration.ofSeconds(15), name + "'s swtpm control port", procs.log(name + "-swtpm"), ctrlPort);
+    }
+
+    /**
+     * Power off and on: the bootstrapper and the TPM stop (PCRs reset when swtpm starts again from its
+     * state), what lived in /run (the boot key file, header copies) is gone, the state disk stays.
+     */
+    void powerCycle() throws InterruptedException, IOException {
+        for (Process p : new Process[] {bootstrapper, tpm}) {
+            p.descendants().forEach(ProcessHandle::destroy);
+            p.destroy();
+            if (!p.waitFor(10, java.util.concurrent.TimeUnit.SECONDS)) {
+                p.destroyForcibly().waitFor(5, java.util.concurrent.TimeUnit.SECONDS);
+            }
+        }
+        for (Path tmpfs : List.of(dir.resolve("keys"), dir.resolve("luks"))) {
+            if (Files.exists(tmpfs)) {
+                try (var files = Files.walk(tmpfs)) {
+                    files.sorted(java.util.Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+                }
+            }
+        }
+        boot++;
+        startTpm();
     }
 
     /** Derives the AK and stores its certificate, issued by the EK's CA. */
@@ -76,7 +104,7 @@ final class ClusterNode {
     }
 
     Path log() {
-        return procs.log(name + "-bootstrapper");
+        return procs.log(name + "-bootstrapper" + (boot > 1 ? "-boot" + boot : ""));
     }
 
     Path k3sRecord() {
@@ -91,21 +119,18 @@ final class ClusterNode {
         return dir.resolve("state.img");
     }
 
-    /** Starts the bootstrapper; with {@code joinEndpoint} set it runs the join path too. */
     /**
      * Starts the bootstrapper; its stand-in k3s "server" hands over {@code kubeconfig} (naming the
-     * Kubernetes API double, where init applies the cluster services).
+     * Kubernetes API double, where init applies the cluster services). With {@code joinEndpoint} set
+     * it runs the join path too, verifying the join service's AK against {@code ekCa}.
      */
-    void startBootstrapper(String joinEndpoint, String kubeconfig) throws IOException, InterruptedException {
-        writeInitSecret();
-        writeStandInK3s(kubeconfig);
-        if (withDisk) {
-            try (RandomAccessFile blank = new RandomAccessFile(stateDisk().toFile(), "rw")) {
-                blank.setLength(32L << 20);
-            }
+    void startBootstrapper(String joinEndpoint, String kubeconfig, Path ekCa) throws IOException, InterruptedException {
+        if (boot == 1) {
+            writeFirstBoot(kubeconfig);
         }
         Map<String, String> env = new HashMap<>(Map.of("SEXTANT_TPM", tpmAddress(),
-                "SEXTANT_GRPC_PORT", Integer.toString(grpcPort), "SEXTANT_LOG_FILE", dir.resolve("node-boot.log").toString(),
+                "SEXTANT_GRPC_PORT", Integer.toString(grpcPort), "SEXTANT_RECOVERY_PORT", Integer.toString(recoveryPort),
+                "SEXTANT_LOG_FILE", dir.resolve("node-boot.log").toString(),
                 "SEXTANT_INIT_SECRET_HASH", dir.resolve("init-secret.hash").toString(),
                 "SEXTANT_STATE_DISK", stateDisk().toString(), "SEXTANT_K3S", dir.resolve("k3s/k3s").toString(),
                 "SEXTANT_REBOOT_DELAY", "disabled",
@@ -120,15 +145,31 @@ final class ClusterNode {
                 "-Dsextant.state-disk.pbkdf-memory-kib=8192", "-Dsextant.state-disk.pbkdf-iterations=4",
                 "-Dsextant.k3s.config-file=" + dir.resolve("k3s/config.yaml"),
                 "-Dsextant.k3s.kubeconfig=" + dir.resolve("k3s/k3s.yaml"), "-Dsextant.k3s.join-settle=1s",
-                "-Dsextant.join.kubelet-pki-dir=" + dir.resolve("kubelet-pki"),
-                "-Dsextant.join.kubernetes-pki-dir=" + dir.resolve("k3s-pki"),
+                // What the node keeps on its state disk (node state, node-local services) goes here instead.
+                "-Dsextant.state-disk.mount.mount-point=" + dir.resolve("state"),
+                "-Dsextant.services.dir=" + dir.resolve("state/sextant/services"),
                 "-Dsextant.init.use-journalctl=false", "-Dsextant.init.node-name=" + name,
+                "-Dsextant.node.join-service.ek-ca-file=" + ekCa,
+                // Init applies the cluster services to the API double only; their images are taken by digest.
+                "-Dsextant.services.kubernetes.join-image=sextant/join-service@sha256:" + "a".repeat(64),
+                "-Dsextant.services.kubernetes.kms-image=sextant/kms@sha256:" + "b".repeat(64),
                 // Opening the LUKS disk needs device-mapper, which this host lacks: re-key only here (the
                 // QEMU boots of MiniClusterTest open and mount it).
                 "-Dsextant.state-disk.mount.enabled=" + Files.isDirectory(Path.of("/sys/module/dm_crypt"))));
-        procs.start(name + "-bootstrapper",
+        bootstrapper = procs.start(log().getFileName().toString().replace(".log", ""),
                 repo.service("node-boot", "dev.sextant.nodeboot.Application", props), env);
         Waits.logMatches(Duration.ofSeconds(45), name + "'s bootstrapper to serve gRPC", log(), "Serving gRPC");
+    }
+
+    /** What the node is given once, before its first boot: init secret, stand-in k3s, a blank state disk. */
+    private void writeFirstBoot(String kubeconfig) throws IOException {
+        writeInitSecret();
+        writeStandInK3s(kubeconfig);
+        if (withDisk) {
+            try (RandomAccessFile blank = new RandomAccessFile(stateDisk().toFile(), "rw")) {
+                blank.setLength(32L << 20);
+            }
+        }
     }
 
     /** The LUKS2 UUID of the state disk, which the join service binds to the node's AK. */

@@ -13,7 +13,8 @@ import java.util.Map;
 /**
  * The key service and the join service as `sextant init` would deploy them, but as plain processes
  * because there is no Kubernetes here: the KMS gets the master secret the CLI wrote, the join
- * service gets the KMS, the Kubernetes API double, a cluster CA, signed measurements and the EK CA.
+ * service gets the KMS, the Kubernetes API double, a cluster CA, signed measurements, the EK CA and
+ * a TPM to attest itself to the nodes with.
  */
 final class ControlPlaneServices {
     private final Procs procs;
@@ -60,7 +61,7 @@ final class ControlPlaneServices {
      * {@code measurements} must already be signed ({@code .sig} next to it); the measurement salt is
      * the one init used ({@link #startKms} wrote it).
      */
-    void startJoinApi(String kubeApi, Path measurements, Path measurementsKey, Path ekCa)
+    void startJoinApi(String kubeApi, Path measurements, Path measurementsKey, Path ekCa, String serverTpm)
             throws IOException, InterruptedException {
         Path pki = Files.createDirectories(dir.resolve("pki"));
         procs.ok("cluster-ca", Duration.ofSeconds(30), List.of("openssl", "req", "-x509", "-newkey", "ec",
@@ -74,7 +75,9 @@ final class ControlPlaneServices {
                 "-Dsextant.join.control-plane-dir=" + pki,
                 "-Dsextant.join.measurements.file=" + measurements,
                 "-Dsextant.join.measurements.public-key-file=" + measurementsKey,
-                "-Dsextant.join.ek-ca-file=" + ekCa, "-Dsextant.join.atls.enabled=true");
+                "-Dsextant.join.ek-ca-file=" + ekCa, "-Dsextant.join.atls.enabled=true",
+                // Nodes verify the join service (mutual aTLS): it quotes with a TPM of the control plane.
+                "-Dsextant.join.atls.server-tpm=" + serverTpm);
         procs.start("join-api", repo.service("join-api", "dev.sextant.joinapi.Application", props), Map.of(
                 "SEXTANT_JOIN_GRPC_PORT", Integer.toString(joinPort),
                 "SEXTANT_JOIN_HTTP_PORT", Integer.toString(Waits.freePort())));

@@ -13,6 +13,7 @@ import dev.sextant.attestation.testkit.SoftwareTpmOptions;
 import dev.sextant.attestation.testkit.TestPki;
 import dev.sextant.clusterservices.ClusterServices;
 import dev.sextant.clusterservices.ClusterServicesApplier;
+import dev.sextant.clusterservices.InitNodeBinding;
 import dev.sextant.clusterservices.ServicesConfig;
 import dev.sextant.clusterservices.upgrade.ServicesUpgrade;
 import dev.sextant.clusterservices.upgrade.Sleeper;
@@ -44,6 +45,8 @@ import java.security.SecureRandom;
 import java.security.spec.ECGenParameterSpec;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
@@ -72,12 +75,14 @@ import org.testcontainers.utility.MountableFile;
  * an attested client (software TPM) joining through the NodePort, its bootstrap token Secret checked
  * and authenticated by the API server, then an upgrade to a broken image that must roll back.
  *
- * <p>Runs only where a k3s image exists: name it with {@code -Dsextant.k3s.image} or
- * {@code SEXTANT_K3S_IMAGE} (e.g. {@code rancher/k3s:v1.31.4-k3s1}), present in the local Docker or
- * pullable. The Sextant images are taken from the local Docker ({@code -Dsextant.k3s.join-image},
- * {@code -Dsextant.k3s.kms-image}, default the Jib names {@code sextant/join-service:0.1.0-SNAPSHOT}
- * and {@code sextant/kms:0.1.0-SNAPSHOT}: {@code mvn -pl join-api,kms jib:dockerBuild}) and loaded
- * into k3s's containerd. Without them the test is skipped with the reason. Offline, also set
+ * <p>Prerequisites: (1) a k3s image, named with {@code -Dsextant.k3s.image} or {@code SEXTANT_K3S_IMAGE}
+ * (e.g. {@code rancher/k3s:v1.31.4-k3s1}), present in the local Docker or pullable; (2) a Docker daemon
+ * that Testcontainers reaches; (3) the Sextant images in the local Docker, loaded into k3s's containerd
+ * ({@code -Dsextant.k3s.join-image}, {@code -Dsextant.k3s.kms-image}, default the Jib names
+ * {@code sextant/join-service:0.1.0-SNAPSHOT} and {@code sextant/kms:0.1.0-SNAPSHOT}:
+ * {@code mvn -pl join-api,kms jib:dockerBuild}). Without (1) every test is skipped with that reason (no
+ * k3s image is pullable on the project's machines: .ci/allowed-skips). Once a k3s image is named the
+ * test was asked for, so any other missing prerequisite fails it, naming each one. Offline, also set
  * {@code TESTCONTAINERS_RYUK_DISABLED=true} (java-stack.md §5: Ryuk's image cannot be pulled).
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -96,29 +101,31 @@ class K3sClusterServicesTest {
     private String joinImage;
     private String kmsImage;
 
-    /** Why this environment cannot run the test, or null when it can. */
+    /** Why every test is skipped (no k3s image named), or null when the test was asked for. */
     private String skipReason;
 
     @BeforeAll
     void startK3s() throws Exception {
-        try {
-            skipReason = unavailable();
-        } catch (RuntimeException e) {
-            // Testcontainers/docker-java failing while only probing: this machine cannot run the test.
-            skipReason = "Docker is not usable for Testcontainers: " + e.getMessage();
-        }
-        if (skipReason != null) {
+        String image = setting("sextant.k3s.image", "SEXTANT_K3S_IMAGE", null);
+        if (image == null) {
+            skipReason = "no k3s image named: set -Dsextant.k3s.image or SEXTANT_K3S_IMAGE (none is pullable on the project's machines)";
             System.out.println("K3sClusterServicesTest skipped: " + skipReason);
             return;
         }
+        // The services take images by digest (name@sha256:...): what the local Docker knows the pushed image by.
+        joinImage = setting("sextant.k3s.join-image", "SEXTANT_K3S_JOIN_IMAGE", "sextant/join-service:0.1.0-SNAPSHOT");
+        kmsImage = setting("sextant.k3s.kms-image", "SEXTANT_K3S_KMS_IMAGE", "sextant/kms:0.1.0-SNAPSHOT");
+        // Asked for explicitly: a missing prerequisite is a failure, not a skip.
+        List<String> missing = missingPrerequisites(image);
+        if (!missing.isEmpty()) {
+            throw new AssertionError("k3s image " + image + " was named, but this machine lacks: " + String.join("; ", missing));
+        }
         DockerClient docker = DockerClientFactory.instance().client();
-        k3s = new K3sContainer(DockerImageName.parse(setting("sextant.k3s.image", "SEXTANT_K3S_IMAGE", null))
-                .asCompatibleSubstituteFor("rancher/k3s"));
+        k3s = new K3sContainer(DockerImageName.parse(image).asCompatibleSubstituteFor("rancher/k3s"));
         k3s.addExposedPorts(JOIN_NODE_PORT);
         k3s.start();
-        for (String sextantImage : new String[] {joinImage, kmsImage}) {
-            loadIntoK3s(docker, sextantImage);
-        }
+        joinImage = loadIntoK3s(docker, joinImage);
+        kmsImage = loadIntoK3s(docker, kmsImage);
         admin = Config.fromConfig(new StringReader(k3s.getKubeConfigYaml()));
     }
 
@@ -128,27 +135,30 @@ class K3sClusterServicesTest {
         Assumptions.assumeTrue(skipReason == null, skipReason);
     }
 
-    private String unavailable() {
-        String image = setting("sextant.k3s.image", "SEXTANT_K3S_IMAGE", null);
-        if (image == null) {
-            return "no k3s image named: set -Dsextant.k3s.image or SEXTANT_K3S_IMAGE (none is pullable on the project's machines)";
+    /** Each prerequisite other than the k3s image's name that this machine lacks, named; empty when it can run. */
+    private List<String> missingPrerequisites(String image) {
+        DockerClient docker;
+        try {
+            if (!DockerClientFactory.instance().isDockerAvailable()) {
+                return List.of("a Docker daemon that Testcontainers reaches (DOCKER_HOST or /var/run/docker.sock), needed to run "
+                        + image + " and to load " + joinImage + " and " + kmsImage);
+            }
+            docker = DockerClientFactory.instance().client();
+        } catch (RuntimeException e) {
+            // Reachable, but Testcontainers' own start-up (its check image) failed against it.
+            return List.of("a Docker daemon that Testcontainers can use (" + e.getMessage() + ")");
         }
-        if (!DockerClientFactory.instance().isDockerAvailable()) {
-            return "no Docker daemon reachable for Testcontainers (k3s image " + image + ")";
-        }
-        DockerClient docker = DockerClientFactory.instance().client();
+        List<String> missing = new ArrayList<>();
         if (!presentOrPulled(docker, image)) {
-            return "k3s image " + image + " is neither in the local Docker nor pullable";
+            missing.add("the k3s image " + image + " (neither in the local Docker nor pullable)");
         }
-        joinImage = setting("sextant.k3s.join-image", "SEXTANT_K3S_JOIN_IMAGE", "sextant/join-service:0.1.0-SNAPSHOT");
-        kmsImage = setting("sextant.k3s.kms-image", "SEXTANT_K3S_KMS_IMAGE", "sextant/kms:0.1.0-SNAPSHOT");
         for (String sextantImage : new String[] {joinImage, kmsImage}) {
             if (!present(docker, sextantImage)) {
-                return "Sextant image " + sextantImage + " is not in the local Docker"
-                        + " (build it: mvn -pl join-api,kms jib:dockerBuild, or docker load the Jib tar)";
+                missing.add("the Sextant image " + sextantImage + " in the local Docker"
+                        + " (build it: mvn -pl join-api,kms jib:dockerBuild, or docker load the Jib tar)");
             }
         }
-        return null;
+        return missing;
     }
 
     @AfterAll
@@ -186,7 +196,9 @@ class K3sClusterServicesTest {
             channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
         }
         assertEquals(32, ticket.getStateDiskKey().size());
-        String token = ticket.getBootstrapToken();
+        // k3s plan: the K10 token ends in the bootstrap token "<id>.<secret>".
+        assertEquals(IssueJoinTicketResponse.KubernetesCase.K3S, ticket.getKubernetesCase());
+        String token = ticket.getK3S().getToken().substring(ticket.getK3S().getToken().indexOf("::") + 2);
         assertTrue(token.matches("[a-z0-9]{6}\\.[a-z0-9]{16}"), token);
 
         V1Secret secret = new CoreV1Api(admin).readNamespacedSecret("bootstrap-token-" + token.substring(0, 6), "kube-system").execute();
@@ -218,6 +230,10 @@ class K3sClusterServicesTest {
         return new ServicesUpgrade(admin, Clock.systemUTC(), Sleeper.REAL, Duration.ofSeconds(2));
     }
 
+    /** The k3s container is not a Sextant node: a stand-in init node whose name and disk nobody else may claim. */
+    private static final InitNodeBinding INIT_NODE = new InitNodeBinding("000b" + "cd".repeat(32), "k3s-init-stand-in",
+            List.of("0f2c1a8e-5d4b-4c3a-9b2e-1f0e9d8c7b6a"));
+
     private ServicesConfig config(String join, String kms) throws Exception {
         KeyPair signing = KeyPairGenerator.getInstance("Ed25519").generateKeyPair();
         Path measurements = dir.resolve("measurements.json");
@@ -232,10 +248,12 @@ class K3sClusterServicesTest {
         return new ServicesConfig(join, kms, Files.readAllBytes(measurements),
                 Files.readAllBytes(MeasurementsFile.signatureFile(measurements)), Files.readString(dir.resolve("measurements.pub")),
                 pem(ekCa.caCertificate()), Files.readAllBytes(dir.resolve("mastersecret")), Files.readAllBytes(dir.resolve("salt")),
-                Files.readAllBytes(dir.resolve("measurementSalt")), k3s.getHost() + ":" + k3s.getMappedPort(6443), JOIN_NODE_PORT);
+                Files.readAllBytes(dir.resolve("measurementSalt")), k3s.getHost() + ":" + k3s.getMappedPort(6443), JOIN_NODE_PORT,
+                INIT_NODE);
     }
 
-    private void loadIntoK3s(DockerClient docker, String image) throws Exception {
+    /** Imports the image into k3s's containerd and returns it by digest, as the services require. */
+    private String loadIntoK3s(DockerClient docker, String image) throws Exception {
         Path tar = dir.resolve(image.replaceAll("[^A-Za-z0-9.]", "_") + ".tar");
         try (InputStream in = docker.saveImageCmd(image).exec()) {
             Files.copy(in, tar, StandardCopyOption.REPLACE_EXISTING);
@@ -243,6 +261,13 @@ class K3sClusterServicesTest {
         k3s.copyFileToContainer(MountableFile.forHostPath(tar), "/tmp/" + tar.getFileName());
         var result = k3s.execInContainer("ctr", "-n", "k8s.io", "images", "import", "/tmp/" + tar.getFileName());
         assertEquals(0, result.getExitCode(), "ctr images import " + image + ": " + result.getStderr());
+        String name = image.contains("/") && image.substring(0, image.indexOf('/')).contains(".") ? image : "docker.io/" + image;
+        // ctr images ls: REF TYPE DIGEST ...; the manifest digest the import recorded.
+        var digest = k3s.execInContainer("sh", "-c", "ctr -n k8s.io images ls name==" + name + " | awk 'NR==2 {print $3}'");
+        assertTrue(digest.getExitCode() == 0 && digest.getStdout().strip().startsWith("sha256:"),
+                "ctr images ls " + name + ": " + digest.getStdout() + digest.getStderr());
+        String repository = image.replaceFirst(":[^:/]+$", "");
+        return repository + "@" + digest.getStdout().strip();
     }
 
     private static boolean presentOrPulled(DockerClient docker, String image) {

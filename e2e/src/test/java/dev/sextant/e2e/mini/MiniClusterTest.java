@@ -1,10 +1,13 @@
 package dev.sextant.e2e.mini;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.sextant.localcluster.mini.MiniState;
+import dev.sextant.localcluster.mini.NodeStatusLine;
+import dev.sextant.localcluster.qemu.ConsoleLog;
 import dev.sextant.localcluster.qemu.FactoryTpm;
 import dev.sextant.localcluster.qemu.HostTools;
 import java.io.IOException;
@@ -14,16 +17,20 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.security.MessageDigest;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HexFormat;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.MethodOrderer;
@@ -34,29 +41,41 @@ import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.TestMethodOrder;
 
 /**
- * {@code sextant mini up --workers 1} as an operator runs it (bin/sextant, a separate process), its
- * summary's facts checked independently: each node verified by {@code sextant verify} against the
- * image's measurements with PCR 15 computed here from the cluster ID init printed, and the join
- * service's ticket counter read through the forwarded /prometheus. Then {@code mini down} must
- * leave no QEMU or swtpm process, and a second {@code mini up} reuses the image. Prints the time
- * from {@code mini up} to its summary and the peak memory of the CLI, QEMU and swtpm processes.
+ * Issue 13's proof in real boots, as an operator runs it (bin/sextant, a separate process per
+ * command): {@code mini up --workers 1}, then {@code mini reboot worker-0} (the worker back with the
+ * same disk and "since", via rejoin), {@code mini down}, {@code mini start} (the control plane via
+ * recovery, the worker via rejoin, the same disks and "since"), {@code mini down --purge} leaving no
+ * process. Every node is verified independently here by {@code sextant verify} against the image's
+ * measurements with PCR 15 computed from the cluster ID init printed; the join service's ticket
+ * counter is read through the forwarded /prometheus. Prints the figures: mini up to summary, peak
+ * memory, power-on to rejoined/recovered and verified, mini start to summary.
  */
 @Tag("boot")
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
-@DisplayName("sextant mini")
+@DisplayName("sextant mini: up, reboot, down, start")
 class MiniClusterTest {
     private static final Duration UP_TIMEOUT = Duration.ofMinutes(40);
+    private static final Duration COMEBACK_TIMEOUT = Duration.ofMinutes(30);
     private static final Duration SHORT = Duration.ofMinutes(2);
     private static final Pattern CLUSTER_ID = Pattern.compile("cluster ID: ([0-9a-f]{64})");
     private static final Pattern UP_SECONDS = Pattern.compile("mini up: ([0-9.]+) s from start to summary");
+    private static final Pattern FIGURE = Pattern.compile("(?m)^\\S+: power-on -> \\w+ and verified: \\d+ s$");
+    private static final Pattern START_SECONDS = Pattern.compile("(?m)^mini start -> summary: [0-9.]+ s$");
+    private static final String CP = "control-plane-0";
+    private static final String WORKER = "worker-0";
 
     private Path repo;
     /** -Dsextant.image.dir: boot that image as built (--no-build); else mini up builds or reuses out/image. */
     private final String imageDir = System.getProperty("sextant.image.dir", "");
     private Path dir;
     private Path logs;
+    private Path clusterPolicy;
     private final List<String> figures = new ArrayList<>();
+    /** Each node's status line after mini up: the disk and "since" every later boot must show again. */
+    private final Map<String, NodeStatusLine> firstStatus = new LinkedHashMap<>();
+    /** The scenario is one story: a step runs only when every step before it passed. */
+    private boolean story = true;
 
     @BeforeAll
     void hostAndRepo() throws IOException {
@@ -78,6 +97,17 @@ class MiniClusterTest {
         logs = Files.createDirectories(repo.resolve("e2e/target/mini-logs"));
     }
 
+    @BeforeEach
+    void earlierStepsPassed() {
+        assumeTrue(story, "an earlier step of the scenario failed");
+        story = false;
+    }
+
+    /** The last statement of a step: the next one may run. */
+    private void passed() {
+        story = true;
+    }
+
     @AfterAll
     void downAndFigures() throws Exception {
         if (dir != null && Files.exists(dir.resolve("mini.json"))) {
@@ -88,52 +118,125 @@ class MiniClusterTest {
 
     @Test
     @Order(1)
-    @DisplayName("up --workers 1 brings up a verified, initialized cluster whose summary holds up to independent checks; down leaves no process")
-    void upVerifyDown() throws Exception {
-        Run up = up("up-1");
+    @DisplayName("up --workers 1 brings up a verified, initialized cluster whose summary holds up to independent checks")
+    void upVerified() throws Exception {
+        Run up = up("up");
         assertEquals(0, up.exit, "mini up failed; see " + up.log + ":\n" + up.output);
-        assertSummaryRow(up.output, "control-plane-0", "control-plane");
-        assertSummaryRow(up.output, "worker-0", "worker");
+        assertSummaryRow(up.output, CP, "control-plane", "init");
+        assertSummaryRow(up.output, WORKER, "worker", "join");
         assertTrue(up.output.contains("Kubernetes: not installed") || up.output.contains("Kubernetes: started"),
                 "the summary does not say what became of Kubernetes; see " + up.log);
+        assertEquals("rwx------", PosixFilePermissions.toString(Files.getPosixFilePermissions(dir)), "out/mini must be 0700");
+        assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(dir.resolve("ca/ca-key.pem"))));
 
-        MiniState state = MiniState.read(dir.resolve("mini.json")).orElseThrow();
         Matcher id = CLUSTER_ID.matcher(up.output);
         assertTrue(id.find(), "init printed no cluster ID; see " + up.log);
-        Path policy = clusterPolicy(HexFormat.of().parseHex(id.group(1)));
-        for (MiniState.Node node : state.nodes()) {
-            Run verify = sextant("verify-" + node.name(), SHORT, "verify", "--endpoint", "127.0.0.1:" + node.hostPort(7443),
-                    "--measurements", policy.toString(), "--ek-ca", dir.resolve("ca/ca-cert.pem").toString());
-            assertEquals(0, verify.exit, "sextant verify rejects " + node.name() + " against the image's measurements"
-                    + " with this cluster's PCR 15; see " + verify.log + ":\n" + verify.output);
+        clusterPolicy = clusterPolicy(HexFormat.of().parseHex(id.group(1)));
+        verifyEveryNode("after-up");
+        for (String node : List.of(CP, WORKER)) {
+            firstStatus.put(node, status(node));
         }
-        int metricsPort = state.nodes().stream().filter(n -> n.name().equals("control-plane-0")).findFirst().orElseThrow()
-                .hostPort(9091);
-        double tickets = joinTickets(metricsPort);
+        double tickets = joinTickets(node(CP).hostPort(9091));
         System.out.println("MiniClusterTest: join service reports sextant_join_tickets_issued_total " + tickets);
         assertTrue(tickets >= 1, "the join service issued no ticket, yet the summary says worker-0 joined");
-
         Run status = sextant("status", SHORT, "mini", "status", "--dir", dir.toString());
         assertEquals(0, status.exit, "mini status after up; see " + status.log + ":\n" + status.output);
-
-        Run down = sextant("down-1", SHORT, "mini", "down", "--dir", dir.toString());
-        assertEquals(0, down.exit, "mini down; see " + down.log);
-        assertEquals(List.of(), clusterProcesses(), "processes of the cluster left after mini down");
-        assertTrue(Files.exists(dir.resolve("control-plane-0/console.log")), "down removed the console log");
+        passed();
     }
 
     @Test
     @Order(2)
-    @DisplayName("a second up reuses the built image and comes up again")
-    void secondUpReusesImage() throws Exception {
-        Run up = up("up-2");
-        assertEquals(0, up.exit, "second mini up failed; see " + up.log + ":\n" + up.output);
-        assertTrue(up.output.contains(imageDir.isBlank() ? "reusing it" : "its signed measurements stay"),
-                "the second up did not reuse the image; see " + up.log);
-        assertSummaryRow(up.output, "worker-0", "worker");
-        Run down = sextant("down-2", SHORT, "mini", "down", "--purge", "--dir", dir.toString());
-        assertEquals(0, down.exit, "mini down --purge; see " + down.log);
+    @DisplayName("reboot worker-0: the worker rejoins with the same disk and since, verified; the first boot's console is kept")
+    void rebootWorker() throws Exception {
+        Run reboot = sextant("reboot-worker", COMEBACK_TIMEOUT, "mini", "reboot", WORKER, "--dir", dir.toString());
+        assertEquals(0, reboot.exit, "mini reboot worker-0 failed; see " + reboot.log + ":\n" + reboot.output);
+        figures(reboot);
+        assertCameBack(WORKER, "rejoin");
+        assertTrue(Files.readString(dir.resolve(WORKER + "/console.1.log")).contains(firstStatus.get(WORKER).line()),
+                "the first boot's console (console.1.log) was not kept");
+        verifyEveryNode("after-reboot");
+        passed();
+    }
+
+    @Test
+    @Order(3)
+    @DisplayName("down stops every process and keeps the files")
+    void down() throws Exception {
+        Run down = sextant("down", SHORT, "mini", "down", "--dir", dir.toString());
+        assertEquals(0, down.exit, "mini down; see " + down.log);
         assertEquals(List.of(), clusterProcesses(), "processes of the cluster left after mini down");
+        assertTrue(Files.exists(dir.resolve(CP + "/state-disk.raw")), "down removed the state disk");
+        passed();
+    }
+
+    @Test
+    @Order(4)
+    @DisplayName("start recovers the control plane and the worker rejoins, both with their disks and since, verified")
+    void start() throws Exception {
+        Run start = sextant("start", COMEBACK_TIMEOUT, "mini", "start", "--dir", dir.toString());
+        assertEquals(0, start.exit, "mini start failed; see " + start.log + ":\n" + start.output);
+        figures(start);
+        Matcher toSummary = START_SECONDS.matcher(start.output);
+        assertTrue(toSummary.find(), "mini start printed no time to its summary; see " + start.log);
+        figures.add(toSummary.group());
+        assertSummaryRow(start.output, CP, "control-plane", "recovery");
+        assertSummaryRow(start.output, WORKER, "worker", "rejoin");
+        assertCameBack(CP, "recovery");
+        assertCameBack(WORKER, "rejoin");
+        verifyEveryNode("after-start");
+        passed();
+    }
+
+    @Test
+    @Order(5)
+    @DisplayName("down --purge leaves no process and no files")
+    void purge() throws Exception {
+        Run down = sextant("down-purge", SHORT, "mini", "down", "--purge", "--dir", dir.toString());
+        assertEquals(0, down.exit, "mini down --purge; see " + down.log);
+        assertEquals(List.of(), clusterProcesses(), "processes of the cluster left after mini down --purge");
+        assertFalse(Files.exists(dir), "down --purge left " + dir);
+        passed();
+    }
+
+    /** The node's status line of its current boot says bootstrapped {@code via}, with its first disk and since. */
+    private void assertCameBack(String node, String via) throws IOException {
+        NodeStatusLine now = status(node);
+        NodeStatusLine first = firstStatus.get(node);
+        assertEquals(via, now.via(), node + " came back another way than expected: " + now.line());
+        assertEquals(first.disk(), now.disk(), node + " came back with another state disk");
+        assertEquals(first.since(), now.since(), node + " came back with another 'since' (its disk was formatted anew?)");
+    }
+
+    private NodeStatusLine status(String node) throws IOException {
+        Path console = dir.resolve(node + "/console.log");
+        return NodeStatusLine.last(new ConsoleLog(console).lines())
+                .orElseThrow(() -> new AssertionError("no SEXTANT-STATUS line in " + console));
+    }
+
+    private MiniState.Node node(String name) throws IOException {
+        return MiniState.read(dir.resolve("mini.json")).orElseThrow().nodes().stream()
+                .filter(n -> n.name().equals(name)).findFirst().orElseThrow();
+    }
+
+    /** sextant verify, run here, of every node against the image's measurements with this cluster's PCR 15. */
+    private void verifyEveryNode(String when) throws Exception {
+        for (MiniState.Node node : MiniState.read(dir.resolve("mini.json")).orElseThrow().nodes()) {
+            Run verify = sextant("verify-" + node.name() + "-" + when, SHORT, "verify", "--endpoint",
+                    "127.0.0.1:" + node.hostPort(7443), "--measurements", clusterPolicy.toString(),
+                    "--ek-ca", dir.resolve("ca/ca-cert.pem").toString());
+            assertEquals(0, verify.exit, "sextant verify rejects " + node.name() + " " + when + " against the image's"
+                    + " measurements with this cluster's PCR 15; see " + verify.log + ":\n" + verify.output);
+        }
+    }
+
+    private void figures(Run run) {
+        Matcher figure = FIGURE.matcher(run.output);
+        boolean any = false;
+        while (figure.find()) {
+            figures.add(figure.group());
+            any = true;
+        }
+        assertTrue(any, "no 'power-on -> ... and verified: N s' figure; see " + run.log);
     }
 
     private Run up(String name) throws Exception {
@@ -158,10 +261,11 @@ class MiniClusterTest {
         return up;
     }
 
-    private static void assertSummaryRow(String output, String node, String role) {
-        Pattern row = Pattern.compile("(?m)^" + node + "\\s+" + role + "\\s+PCR 4 9 11 12 13 15\\s+yes \\(\\S+\\)\\s+yes");
+    private static void assertSummaryRow(String output, String node, String role, String via) {
+        Pattern row = Pattern.compile("(?m)^" + node + "\\s+" + role + "\\s+PCR 4 9 11 12 13 15\\s+yes \\(\\S+\\)\\s+yes"
+                + ".*\\s" + via + "\\s+\\S+$");
         assertTrue(row.matcher(output).find(), "no summary row saying " + node + " (" + role + ") is verified, has an"
-                + " encrypted state disk and joined:\n" + output);
+                + " encrypted state disk and is a member via " + via + ":\n" + output);
     }
 
     /** The image's measurements with PCR 15 = SHA-256(0^32 || SHA-256(cluster ID)), computed here. */

@@ -1,6 +1,7 @@
 package dev.sextant.imagebuilder.build;
 
 import dev.sextant.attestation.policy.MeasurementsFile;
+import dev.sextant.attestation.policy.VersionedMeasurements;
 import dev.sextant.imagebuilder.io.MalformedImageException;
 import dev.sextant.imagebuilder.predict.PcrPredictor;
 import dev.sextant.imagebuilder.predict.Prediction;
@@ -72,7 +73,9 @@ public final class ImageBuilder {
         Prediction prediction = predict(request.image());
         // A signature from an earlier build must not sit next to new measurements; the caller signs anew.
         deleteIfExists(MeasurementsFile.signatureFile(measurements));
-        write(measurements, prediction.measurements().toJson());
+        // Versioned by the image's build time, so a join service never reloads the set of an older image
+        // over a newer one; a reused image keeps its version.
+        write(measurements, new VersionedMeasurements(builtAt(request.image()), prediction.measurements()).toJson());
         lap(stages, "predict PCRs", t);
         if (!reuse) {
             InputDigest.store(request.outDir(), digest);
@@ -103,6 +106,15 @@ public final class ImageBuilder {
             } catch (IOException e) {
                 throw new BuildException("cannot create " + dir + ": " + e.getMessage(), e);
             }
+        }
+    }
+
+    /** The image file's modification time in seconds since the epoch: when mkosi wrote it. */
+    private static long builtAt(Path image) throws BuildException {
+        try {
+            return Files.getLastModifiedTime(image).toInstant().getEpochSecond();
+        } catch (IOException e) {
+            throw new BuildException("cannot read the build time of " + image + ": " + e.getMessage(), e);
         }
     }
 

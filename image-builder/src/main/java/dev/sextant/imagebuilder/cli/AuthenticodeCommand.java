@@ -13,7 +13,8 @@ import java.util.concurrent.Callable;
 
 /** {@code measure authenticode FILE.efi}: the Authenticode SHA-256, lowercase hex. */
 @Command(name = "authenticode", mixinStandardHelpOptions = true,
-        description = "Print the Authenticode SHA-256 of a PE/COFF file as lowercase hex.")
+        description = "Print the Authenticode SHA-256 of a PE/COFF file as lowercase hex.",
+        footer = "  sextant measure authenticode BOOTX64.EFI")
 public final class AuthenticodeCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
@@ -26,7 +27,7 @@ public final class AuthenticodeCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        return Failures.run(spec, file, () -> {
+        return Failures.run(spec, file, "a PE/COFF file (.efi)", () -> {
             try (FileSource src = FileSource.open(file)) {
                 spec.commandLine().getOut().println(HexFormat.of().formatHex(Authenticode.sha256(src)));
             }

@@ -12,7 +12,8 @@ import java.util.concurrent.Callable;
 
 /** {@code measure image IMAGE.raw}: the same JSON as {@code measure uki}, for the UKI on the image's ESP. */
 @Command(name = "image", mixinStandardHelpOptions = true,
-        description = "Predict PCR 4, 9 and 11 of the UKI at \\EFI\\BOOT\\BOOTX64.EFI in a raw GPT disk image.")
+        description = "Predict PCR 4, 9 and 11 of the UKI at \\EFI\\BOOT\\BOOTX64.EFI in a raw GPT disk image.",
+        footer = "  sextant measure image out/image/sextant.raw")
 public final class ImageCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
@@ -28,6 +29,6 @@ public final class ImageCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        return Failures.run(spec, image, () -> output.print(new PcrPredictor().predictImage(image)));
+        return Failures.run(spec, image, "a raw GPT disk image with a FAT ESP", () -> output.print(new PcrPredictor().predictImage(image)));
     }
 }

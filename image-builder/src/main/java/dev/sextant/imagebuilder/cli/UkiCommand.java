@@ -13,7 +13,8 @@ import java.util.concurrent.Callable;
 
 /** {@code measure uki FILE.efi}: predicted PCR 4, 9 and 11 as {@code {"4":"<hex>",...}}. */
 @Command(name = "uki", mixinStandardHelpOptions = true,
-        description = "Predict PCR 4, 9 and 11 (SHA-256) of a UKI booted directly by OVMF.")
+        description = "Predict PCR 4, 9 and 11 (SHA-256) of a UKI booted directly by OVMF.",
+        footer = "  sextant measure uki --measurements out/image/sextant.efi")
 public final class UkiCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
@@ -29,7 +30,7 @@ public final class UkiCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        return Failures.run(spec, file, () -> {
+        return Failures.run(spec, file, "a unified kernel image (.efi)", () -> {
             try (FileSource src = FileSource.open(file)) {
                 output.print(new PcrPredictor().predict(src));
             }

@@ -65,13 +65,15 @@ class MeasureCommandTest {
     }
 
     @Test
-    @DisplayName("a malformed input exits 1 with one line naming the file and the offset")
+    @DisplayName("a malformed input exits 2 with one line naming the command, the file, the offset and what to pass")
     void malformed() throws Exception {
         Path bad = tmp.resolve("bad.efi");
         Files.write(bad, new byte[] {'M', 'Z', 0});
         Run r = run("uki", bad.toString());
-        assertEquals(1, r.exit());
-        assertTrue(r.err().startsWith("Malformed '" + bad + "': MS-DOS header at byte 0"), r.err());
+        assertEquals(2, r.exit());
+        assertTrue(r.err().startsWith("measure uki: " + bad + ": malformed (MS-DOS header at byte 0"), r.err());
+        assertTrue(r.err().strip().endsWith("): pass a unified kernel image (.efi)"), r.err());
+        assertEquals(1, r.err().lines().count(), r.err());
         assertEquals("", r.out());
     }
 

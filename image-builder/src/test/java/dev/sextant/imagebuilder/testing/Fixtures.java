@@ -60,8 +60,10 @@ public final class Fixtures {
             throws IOException, InterruptedException {
         Files.createDirectories(dir);
         Tools.Result dl = Tools.run(dir, "apt-get", "download", pkg);
+        // apt-get is there (required above) and the package is in its lists: a failed download is a
+        // failure of the test's peer, not a missing prerequisite, so it fails the test.
         if (dl.exit() != 0) {
-            Tools.skip("apt-get download " + pkg + " failed: " + dl.err().strip());
+            throw new AssertionError("apt-get download " + pkg + " failed: " + dl.err().strip());
         }
         try (Stream<Path> debs = Files.list(dir)) {
             for (Path deb : debs.filter(p -> p.toString().endsWith(".deb")).toList()) {
@@ -70,7 +72,7 @@ public final class Fixtures {
         }
         Path found = find(dir.resolve(sub), prefix);
         if (found == null) {
-            Tools.skip(pkg + " did not contain " + sub + "/" + prefix + "*");
+            throw new AssertionError(pkg + " did not contain " + sub + "/" + prefix + "*");
         }
         return found;
     }

@@ -1,7 +1,7 @@
 package dev.sextant.joinapi.binding;
 
-import dev.sextant.joinapi.Hex;
-import dev.sextant.joinapi.Refusal;
+import dev.sextant.grpcsupport.Refusal;
+import dev.sextant.joinapi.JoinRefusal;
 import io.micronaut.context.annotation.Requires;
 import io.micronaut.context.annotation.Value;
 import jakarta.inject.Singleton;
@@ -11,15 +11,13 @@ import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.util.HexFormat;
-import java.util.Locale;
 import java.util.Optional;
 
 /**
- * Bindings as files {@code <dir>/<disk|node>-<subject>} holding the owner's AK name in hex, for a
- * control plane without Kubernetes (one join service per node). A claim is a hard link from a
- * fully written temporary file: {@code link(2)} fails atomically when the name exists, so two
- * concurrent claims cannot both win and no reader ever sees a half-written binding.
+ * Bindings as files {@code <dir>/<kind>-<key>} holding the bound value, for a control plane without
+ * Kubernetes (one join service per node). A bind is a hard link from a fully written temporary
+ * file: {@code link(2)} fails atomically when the name exists, so two concurrent binds cannot both
+ * win and no reader ever sees a half-written binding.
  */
 @Singleton
 @Requires(property = "sextant.join.kubernetes.enabled", value = "false")
@@ -31,39 +29,45 @@ public class FileBindingStore implements BindingStore {
     }
 
     @Override
-    public boolean claim(Kind kind, String subject, byte[] akName) throws Refusal {
-        Path target = file(kind, subject);
+    public String bind(Kind kind, String key, String value) throws Refusal {
+        Path target = file(kind, key);
         try {
             Files.createDirectories(dir);
             Path temp = Files.createTempFile(dir, ".claim-", ".tmp");
             try {
-                Files.writeString(temp, HexFormat.of().formatHex(akName));
+                Files.writeString(temp, value, StandardCharsets.US_ASCII);
                 Files.createLink(target, temp);
-                return true;
+                return value;
             } catch (FileAlreadyExistsException taken) {
-                return owner(kind, subject).map(owner -> Hex.same(owner, akName)).orElse(false);
+                return lookup(kind, key).orElseThrow(() ->
+                        new Refusal(JoinRefusal.INTERNAL, "a " + kind.label() + " binding vanished while it was read; retry"));
             } finally {
                 Files.deleteIfExists(temp);
             }
         } catch (IOException e) {
-            throw new Refusal(Refusal.Reason.INTERNAL, "cannot write binding " + target + ": " + e.getMessage(), e);
+            // The path and the OS error go to the log (the cause), not to the caller.
+            throw new Refusal(JoinRefusal.INTERNAL, "the join service cannot write its " + kind.label() + " binding", e);
         }
     }
 
     @Override
-    public Optional<byte[]> owner(Kind kind, String subject) throws Refusal {
-        Path file = file(kind, subject);
+    public Optional<String> lookup(Kind kind, String key) throws Refusal {
+        Path file = file(kind, key);
         try {
-            return Optional.of(HexFormat.of().parseHex(Files.readString(file, StandardCharsets.US_ASCII).strip()));
+            String value = Files.readString(file, StandardCharsets.US_ASCII).strip();
+            if (value.isEmpty()) {
+                throw new IOException(file + " is empty");
+            }
+            return Optional.of(value);
         } catch (NoSuchFileException e) {
             return Optional.empty();
-        } catch (IOException | IllegalArgumentException e) {
-            throw new Refusal(Refusal.Reason.INTERNAL, "binding " + file + " is unreadable: " + e.getMessage(), e);
+        } catch (IOException e) {
+            throw new Refusal(JoinRefusal.INTERNAL, "the join service cannot read its " + kind.label() + " binding", e);
         }
     }
 
-    // Subjects were checked by InputChecks (UUID, RFC 1123 name): no separators can reach the path.
-    private Path file(Kind kind, String subject) {
-        return dir.resolve(kind.name().toLowerCase(Locale.ROOT) + "-" + subject);
+    // Keys were checked (UUID, RFC 1123 name, hex AK name): no separator can reach the path.
+    private Path file(Kind kind, String key) {
+        return dir.resolve(kind.label() + "-" + key);
     }
 }

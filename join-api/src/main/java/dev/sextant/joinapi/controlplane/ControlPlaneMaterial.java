@@ -1,7 +1,8 @@
 package dev.sextant.joinapi.controlplane;
 
 import com.google.protobuf.ByteString;
-import dev.sextant.joinapi.Refusal;
+import dev.sextant.grpcsupport.Refusal;
+import dev.sextant.joinapi.JoinRefusal;
 import dev.sextant.proto.v1.ControlPlaneFile;
 import io.micronaut.context.annotation.Value;
 import jakarta.inject.Singleton;
@@ -32,19 +33,19 @@ public class ControlPlaneMaterial {
     }
 
     public List<ControlPlaneFile> files() throws Refusal {
-        Path dir = directory.orElseThrow(() -> new Refusal(Refusal.Reason.INTERNAL,
+        Path dir = directory.orElseThrow(() -> new Refusal(JoinRefusal.INTERNAL,
                 "this join service is not configured to admit control-plane nodes"));
         List<ControlPlaneFile> files = new ArrayList<>();
         try (Stream<Path> walk = Files.walk(dir, 3)) {
             for (Path p : walk.filter(Files::isRegularFile).filter(p -> !isHidden(dir, p)).sorted().toList()) {
                 if (files.size() == MAX_FILES || Files.size(p) > MAX_FILE_BYTES) {
-                    throw new Refusal(Refusal.Reason.INTERNAL, "the control-plane directory holds too much data");
+                    throw new Refusal(JoinRefusal.INTERNAL, "the control-plane directory holds too much data");
                 }
                 files.add(ControlPlaneFile.newBuilder().setName(dir.relativize(p).toString())
                         .setData(ByteString.copyFrom(Files.readAllBytes(p))).build());
             }
         } catch (IOException e) {
-            throw new Refusal(Refusal.Reason.INTERNAL, "cannot read the control-plane material", e);
+            throw new Refusal(JoinRefusal.INTERNAL, "cannot read the control-plane material", e);
         }
         return files;
     }

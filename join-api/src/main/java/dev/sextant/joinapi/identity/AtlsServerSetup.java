@@ -2,6 +2,8 @@ package dev.sextant.joinapi.identity;
 
 import dev.sextant.attestation.issue.Attester;
 import dev.sextant.atls.AtlsContexts;
+import dev.sextant.atls.AtlsServers;
+import dev.sextant.atls.HandshakeLimits;
 import dev.sextant.joinapi.measurements.ReloadingVerifier;
 import io.grpc.ServerBuilder;
 import io.grpc.netty.NettyServerBuilder;
@@ -40,7 +42,8 @@ public class AtlsServerSetup implements BeanCreatedEventListener<ServerBuilder<?
             throw new IllegalStateException("aTLS needs the Netty gRPC transport, got " + builder.getClass().getName());
         }
         try {
-            netty.sslContext(AtlsContexts.server(serverAttester.orElse(null), verifier));
+            // Flood limits: every handshake costs a quote (mutual) and a verification, before the caller proved anything.
+            AtlsServers.secure(netty, AtlsContexts.server(serverAttester.orElse(null), verifier), HandshakeLimits.defaults());
         } catch (SSLException e) {
             throw new IllegalStateException("cannot build the aTLS server context: " + e.getMessage(), e);
         }

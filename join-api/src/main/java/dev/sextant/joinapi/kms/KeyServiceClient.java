@@ -1,6 +1,7 @@
 package dev.sextant.joinapi.kms;
 
-import dev.sextant.joinapi.Refusal;
+import dev.sextant.grpcsupport.Refusal;
+import dev.sextant.joinapi.JoinRefusal;
 import dev.sextant.proto.v1.GetDataKeyRequest;
 import dev.sextant.proto.v1.KeyServiceGrpc;
 import io.grpc.ManagedChannel;
@@ -41,16 +42,16 @@ public class KeyServiceClient {
                     .getDataKey(GetDataKeyRequest.newBuilder().setDataKeyId(keyId).setLength(KEY_LENGTH).build())
                     .getDataKey().toByteArray();
             if (key.length != KEY_LENGTH) {
-                throw new Refusal(Refusal.Reason.INTERNAL, "the KMS returned a key of the wrong length");
+                throw new Refusal(JoinRefusal.INTERNAL, "the KMS returned a key of the wrong length");
             }
             return key;
         } catch (StatusRuntimeException e) {
             Status.Code code = e.getStatus().getCode();
             if (code == Status.Code.UNAVAILABLE || code == Status.Code.DEADLINE_EXCEEDED
                     || code == Status.Code.RESOURCE_EXHAUSTED) {
-                throw new Refusal(Refusal.Reason.KMS_UNAVAILABLE, "the key service is unavailable; retry later", e);
+                throw new Refusal(JoinRefusal.KMS_UNAVAILABLE, "the key service is unavailable; retry later", e);
             }
-            throw new Refusal(Refusal.Reason.INTERNAL, "the key service refused the request (" + code + ")", e);
+            throw new Refusal(JoinRefusal.INTERNAL, "the key service refused the request (" + code + ")", e);
         }
     }
 

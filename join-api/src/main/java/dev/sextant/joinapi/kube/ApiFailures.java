@@ -1,6 +1,7 @@
 package dev.sextant.joinapi.kube;
 
-import dev.sextant.joinapi.Refusal;
+import dev.sextant.grpcsupport.Refusal;
+import dev.sextant.joinapi.JoinRefusal;
 import io.kubernetes.client.openapi.ApiException;
 
 /**
@@ -16,9 +17,9 @@ public final class ApiFailures {
     public static Refusal refusal(String what, ApiException e) {
         int code = e.getCode();
         if (code == 0 || code == 429 || code >= 500) {
-            return new Refusal(Refusal.Reason.KUBERNETES_UNAVAILABLE,
+            return new Refusal(JoinRefusal.KUBERNETES_UNAVAILABLE,
                     "the Kubernetes API is unavailable (" + what + ": HTTP " + code + "); retry later");
         }
-        return new Refusal(Refusal.Reason.INTERNAL, "the Kubernetes API refused " + what + " (HTTP " + code + ")");
+        return new Refusal(JoinRefusal.INTERNAL, "the Kubernetes API refused " + what + " (HTTP " + code + ")");
     }
 }

@@ -1,20 +1,20 @@
 package dev.sextant.joinapi.kubeletca;
 
-import java.security.PrivateKey;
 import java.security.cert.X509Certificate;
 
 /**
- * The cluster CA that signs kubelet client certificates, and the server CA nodes pin (the same CA on
- * kubeadm; k3s keeps a separate server CA, whose bundle file bytes feed the K10 token hash).
+ * The cluster CA certificate joining nodes pin (k3s: the server CA; kubeadm: ca.crt), and the file's
+ * bytes as stored, which k3s's K10 token hashes. A certificate only: the private key is loaded by
+ * {@link KubeletSigner}, which exists only for kubeadm.
  */
-public record ClusterCa(X509Certificate certificate, PrivateKey key, X509Certificate serverCa, byte[] serverCaFile) {
+public record ClusterCa(X509Certificate certificate, byte[] certificateFile) {
     public ClusterCa {
-        serverCaFile = serverCaFile.clone();
+        certificateFile = certificateFile.clone();
     }
 
     @Override
-    public byte[] serverCaFile() {
-        return serverCaFile.clone();
+    public byte[] certificateFile() {
+        return certificateFile.clone();
     }
 
     @Override

@@ -13,31 +13,27 @@ import java.security.GeneralSecurityException;
 import java.security.PrivateKey;
 import java.security.cert.CertificateFactory;
 import java.security.cert.X509Certificate;
-import java.util.Optional;
 import org.bouncycastle.asn1.pkcs.PrivateKeyInfo;
 import org.bouncycastle.openssl.PEMKeyPair;
 import org.bouncycastle.openssl.PEMParser;
 import org.bouncycastle.openssl.jcajce.JcaPEMKeyConverter;
 
 /**
- * Loads the cluster CA from PEM files (kubeadm's /etc/kubernetes/pki/ca.{crt,key} or k3s's
- * client-ca): EC or RSA keys, SEC1/PKCS#1 or PKCS#8. Fails the start when they are unusable, so a
- * misconfigured service never answers with half tickets.
+ * Loads the cluster CA certificate from a PEM file (k3s: the service account's ca.crt, which is
+ * k3s's server CA; kubeadm: /etc/kubernetes/pki/ca.crt), and reads CA private keys for
+ * {@link KubeletSigner}: EC or RSA, SEC1/PKCS#1 or PKCS#8. Fails the start when they are
+ * unusable, so a misconfigured service never answers with half tickets.
  */
 @Factory
 public class ClusterCaLoader {
 
     @Singleton
-    ClusterCa clusterCa(@Value("${sextant.join.ca.cert-file}") Path certFile,
-                        @Value("${sextant.join.ca.key-file}") Path keyFile,
-                        @Value("${sextant.join.ca.server-ca-file:}") Optional<String> serverCaFile) {
+    ClusterCa clusterCa(@Value("${sextant.join.ca.cert-file}") Path certFile) {
         try {
-            Path serverPath = serverCaFile.filter(s -> !s.isBlank()).map(Path::of).orElse(certFile);
-            byte[] serverBytes = Files.readAllBytes(serverPath);
-            return new ClusterCa(certificate(Files.readAllBytes(certFile)), privateKey(Files.readString(keyFile)),
-                    certificate(serverBytes), serverBytes);
+            byte[] bytes = Files.readAllBytes(certFile);
+            return new ClusterCa(certificate(bytes), bytes);
         } catch (IOException | GeneralSecurityException e) {
-            throw new IllegalStateException("cannot load the cluster CA from " + certFile + ": " + e.getMessage(), e);
+            throw new IllegalStateException("cannot load the cluster CA certificate from " + certFile + ": " + e.getMessage(), e);
         }
     }
 

@@ -1,6 +1,7 @@
 package dev.sextant.joinapi.kubeletca;
 
-import dev.sextant.joinapi.Refusal;
+import dev.sextant.grpcsupport.Refusal;
+import dev.sextant.joinapi.JoinRefusal;
 import java.io.IOException;
 import java.security.Provider;
 import java.security.PublicKey;
@@ -37,14 +38,14 @@ public final class CsrCheck {
 
     public static JcaPKCS10CertificationRequest check(byte[] der, String nodeName) throws Refusal {
         if (der.length == 0 || der.length > MAX_CSR_BYTES) {
-            throw Refusal.invalid("kubelet_csr must be 1.." + MAX_CSR_BYTES + " bytes of DER, got " + der.length);
+            throw JoinRefusal.invalid("kubelet_csr must be 1.." + MAX_CSR_BYTES + " bytes of DER, got " + der.length);
         }
         JcaPKCS10CertificationRequest csr = parse(der);
         checkSignatureAndKey(csr);
         checkSubject(csr.getSubject().getRDNs(), nodeName);
         for (Attribute attribute : csr.getAttributes()) {
             if (!PKCSObjectIdentifiers.pkcs_9_at_extensionRequest.equals(attribute.getAttrType())) {
-                throw Refusal.invalid("kubelet_csr carries attribute " + attribute.getAttrType() + "; only extensionRequest is allowed");
+                throw JoinRefusal.invalid("kubelet_csr carries attribute " + attribute.getAttrType() + "; only extensionRequest is allowed");
             }
         }
         checkExtensions(csr.getRequestedExtensions(), nodeName);
@@ -56,11 +57,11 @@ public final class CsrCheck {
             JcaPKCS10CertificationRequest csr = new JcaPKCS10CertificationRequest(der);
             // Re-encoding must give the input back: no trailing bytes, no BER a CA might read differently.
             if (!Arrays.equals(csr.getEncoded(), der)) {
-                throw Refusal.invalid("kubelet_csr is not a single DER-encoded PKCS#10 request");
+                throw JoinRefusal.invalid("kubelet_csr is not a single DER-encoded PKCS#10 request");
             }
             return csr;
         } catch (IOException | RuntimeException e) {
-            throw Refusal.invalid("kubelet_csr is not a PKCS#10 request");
+            throw JoinRefusal.invalid("kubelet_csr is not a PKCS#10 request");
         }
     }
 
@@ -75,28 +76,28 @@ public final class CsrCheck {
                     .build(csr.getSubjectPublicKeyInfo()));
         } catch (Exception e) {
             // BC and the JCA signal unknown algorithms and bad encodings with a zoo of checked and unchecked exceptions.
-            throw Refusal.invalid("kubelet_csr has an unusable public key or signature algorithm");
+            throw JoinRefusal.invalid("kubelet_csr has an unusable public key or signature algorithm");
         }
         if (!valid) {
-            throw Refusal.invalid("kubelet_csr signature does not verify with its own public key");
+            throw JoinRefusal.invalid("kubelet_csr signature does not verify with its own public key");
         }
         boolean ec = X9ObjectIdentifiers.id_ecPublicKey.equals(csr.getSubjectPublicKeyInfo().getAlgorithm().getAlgorithm());
         boolean rsa = key instanceof RSAPublicKey r && r.getModulus().bitLength() >= 2048;
         if (!ec && !rsa) {
-            throw Refusal.invalid("kubelet_csr key must be EC or RSA of at least 2048 bits");
+            throw JoinRefusal.invalid("kubelet_csr key must be EC or RSA of at least 2048 bits");
         }
     }
 
     private static void checkSubject(RDN[] rdns, String nodeName) throws Refusal {
         String expected = "subject must be exactly CN=system:node:" + nodeName + ", O=system:nodes";
         if (rdns.length != 2) {
-            throw Refusal.invalid("kubelet_csr " + expected);
+            throw JoinRefusal.invalid("kubelet_csr " + expected);
         }
         String cn = null;
         String o = null;
         for (RDN rdn : rdns) {
             if (rdn.isMultiValued()) {
-                throw Refusal.invalid("kubelet_csr " + expected + " (no multi-valued RDNs)");
+                throw JoinRefusal.invalid("kubelet_csr " + expected + " (no multi-valued RDNs)");
             }
             AttributeTypeAndValue atv = rdn.getFirst();
             ASN1ObjectIdentifier type = atv.getType();
@@ -106,11 +107,11 @@ public final class CsrCheck {
             } else if (BCStyle.O.equals(type) && o == null) {
                 o = value;
             } else {
-                throw Refusal.invalid("kubelet_csr " + expected);
+                throw JoinRefusal.invalid("kubelet_csr " + expected);
             }
         }
         if (!("system:node:" + nodeName).equals(cn) || !"system:nodes".equals(o)) {
-            throw Refusal.invalid("kubelet_csr " + expected);
+            throw JoinRefusal.invalid("kubelet_csr " + expected);
         }
     }
 
@@ -120,20 +121,20 @@ public final class CsrCheck {
         }
         for (ASN1ObjectIdentifier oid : extensions.getExtensionOIDs()) {
             if (!Extension.subjectAlternativeName.equals(oid)) {
-                throw Refusal.invalid("kubelet_csr requests extension " + oid + "; only subjectAltName is allowed");
+                throw JoinRefusal.invalid("kubelet_csr requests extension " + oid + "; only subjectAltName is allowed");
             }
         }
         GeneralNames names;
         try {
             names = GeneralNames.getInstance(extensions.getExtensionParsedValue(Extension.subjectAlternativeName));
         } catch (RuntimeException e) {
-            throw Refusal.invalid("kubelet_csr subjectAltName is malformed");
+            throw JoinRefusal.invalid("kubelet_csr subjectAltName is malformed");
         }
         for (GeneralName name : names.getNames()) {
             boolean ip = name.getTagNo() == GeneralName.iPAddress;
             boolean ownName = name.getTagNo() == GeneralName.dNSName && nodeName.equals(name.getName().toString());
             if (!ip && !ownName) {
-                throw Refusal.invalid("kubelet_csr subjectAltName may hold only IP addresses and the node name");
+                throw JoinRefusal.invalid("kubelet_csr subjectAltName may hold only IP addresses and the node name");
             }
         }
     }

@@ -1,7 +1,13 @@
 package dev.sextant.joinapi.kubeletca;
 
-import dev.sextant.joinapi.Refusal;
+import dev.sextant.grpcsupport.Refusal;
+import dev.sextant.joinapi.JoinRefusal;
+import io.micronaut.context.annotation.Value;
 import jakarta.inject.Singleton;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.PrivateKey;
 import java.math.BigInteger;
 import java.security.SecureRandom;
 import java.time.Clock;
@@ -32,12 +38,19 @@ public class KubeletSigner {
     private static final java.security.Provider BC = new org.bouncycastle.jce.provider.BouncyCastleProvider();
 
     private final ClusterCa ca;
+    private final PrivateKey caKey;
     private final Clock clock;
     private final SecureRandom random = new SecureRandom();
 
-    public KubeletSigner(ClusterCa ca, Clock clock) {
+    /** Loads the CA key; only kubeadm's plan asks for this bean, so k3s never reads a CA key. */
+    public KubeletSigner(ClusterCa ca, @Value("${sextant.join.ca.key-file}") Path keyFile, Clock clock) {
         this.ca = ca;
         this.clock = clock;
+        try {
+            this.caKey = ClusterCaLoader.privateKey(Files.readString(keyFile));
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot load the cluster CA key from " + keyFile + ": " + e.getMessage(), e);
+        }
     }
 
     public String sign(PKCS10CertificationRequest csr) throws Refusal {
@@ -61,15 +74,15 @@ public class KubeletSigner {
                 builder.addExtension(Extension.subjectAlternativeName, false, san.getParsedValue());
             }
             // BouncyCastle's P-256 is several times faster than SunEC's; not registered globally.
-            ContentSigner signer = new JcaContentSignerBuilder(algorithm()).setProvider(BC).build(ca.key());
+            ContentSigner signer = new JcaContentSignerBuilder(algorithm()).setProvider(BC).build(caKey);
             return ClusterCaLoader.pem("CERTIFICATE", builder.build(signer).getEncoded());
         } catch (Exception e) {
-            throw new Refusal(Refusal.Reason.INTERNAL, "signing the kubelet certificate failed", e);
+            throw new Refusal(JoinRefusal.INTERNAL, "signing the kubelet certificate failed", e);
         }
     }
 
     private String algorithm() {
-        return ca.key().getAlgorithm().equals("RSA") ? "SHA256withRSA" : "SHA256withECDSA";
+        return caKey.getAlgorithm().equals("RSA") ? "SHA256withRSA" : "SHA256withECDSA";
     }
 
     private BigInteger serial() {

@@ -1,8 +1,10 @@
 package dev.sextant.joinapi.measurements;
 
+import dev.sextant.attestation.Purpose;
 import dev.sextant.attestation.policy.Measurements;
 import dev.sextant.attestation.policy.MeasurementsException;
 import dev.sextant.attestation.policy.MeasurementsFile;
+import dev.sextant.attestation.policy.VersionedMeasurements;
 import dev.sextant.attestation.verify.AkTrust;
 import dev.sextant.attestation.verify.AttestationRejected;
 import dev.sextant.attestation.verify.AttestationVerifier;
@@ -20,14 +22,15 @@ import org.slf4j.LoggerFactory;
 /**
  * The join service's {@link AttestationVerifier}: a {@link DocumentVerifier} over the measurements
  * in a signed file, swapped atomically when a new, validly signed file appears. An invalid update
- * (bad signature, bad JSON) is refused and logged once, and the previous set stays in force.
+ * (bad signature, bad JSON, a PCR missing, or a lower version than the set in force: an older
+ * signed set replayed into the mount) is refused and logged once, and the previous set stays in force.
  * Verifications never wait for a reload (Constellation serialized them behind a mutex): a reader
  * sees either the old or the new verifier, never a half-built one.
  */
 public final class ReloadingVerifier implements AttestationVerifier {
     private static final Logger LOG = LoggerFactory.getLogger(ReloadingVerifier.class);
 
-    private record Loaded(DocumentVerifier verifier, Measurements measurements, String fingerprint) {}
+    private record Loaded(DocumentVerifier verifier, Measurements measurements, long version, String fingerprint) {}
 
     private final Path file;
     private final String publicKeyPem;
@@ -41,16 +44,22 @@ public final class ReloadingVerifier implements AttestationVerifier {
         this.publicKeyPem = publicKeyPem;
         this.akTrust = akTrust;
         current.set(load(fingerprint()));
-        LOG.info("measurements loaded from {} ({} PCRs)", file, current.get().measurements().measurements().size());
+        LOG.info("measurements version {} loaded from {} ({} PCRs)", current.get().version(), file,
+                current.get().measurements().measurements().size());
     }
 
     @Override
-    public AttestedState verify(byte[] document, byte[] nonce, byte[] userData) throws AttestationRejected {
-        return current.get().verifier().verify(document, nonce, userData);
+    public AttestedState verify(byte[] document, Purpose purpose, byte[] nonce, byte[] userData) throws AttestationRejected {
+        return current.get().verifier().verify(document, purpose, nonce, userData);
     }
 
     public Measurements measurements() {
         return current.get().measurements();
+    }
+
+    /** The version of the set in force. */
+    public long version() {
+        return current.get().version();
     }
 
     /**
@@ -71,8 +80,15 @@ public final class ReloadingVerifier implements AttestationVerifier {
             return false;
         }
         try {
-            current.set(load(fingerprint));
-            LOG.info("measurements reloaded from {} ({} PCRs)", file, current.get().measurements().measurements().size());
+            Loaded next = load(fingerprint);
+            long inForce = current.get().version();
+            if (next.version() < inForce) {
+                throw new MeasurementsException("its version " + next.version() + " is lower than version " + inForce
+                        + " in force (an older signed set cannot replace a newer one)");
+            }
+            current.set(next);
+            LOG.info("measurements version {} reloaded from {} ({} PCRs)", next.version(), file,
+                    next.measurements().measurements().size());
             return true;
         } catch (MeasurementsException | RuntimeException e) {
             refuse(fingerprint, e);
@@ -88,8 +104,9 @@ public final class ReloadingVerifier implements AttestationVerifier {
     }
 
     private Loaded load(String fingerprint) throws MeasurementsException {
-        Measurements m = MeasurementsFile.verify(file, publicKeyPem);
-        return new Loaded(new DocumentVerifier(new VerifierPolicy(m, akTrust)), m, fingerprint);
+        VersionedMeasurements m = MeasurementsFile.verifyVersioned(file, publicKeyPem);
+        return new Loaded(new DocumentVerifier(new VerifierPolicy(m.measurements(), akTrust)), m.measurements(), m.version(),
+                fingerprint);
     }
 
     /** Hash of file and signature, so unchanged content (repeated watch events, polls) costs no parse. */

@@ -1,6 +1,7 @@
 package dev.sextant.joinapi.metrics;
 
-import dev.sextant.joinapi.Refusal;
+import dev.sextant.grpcsupport.Refusal;
+import dev.sextant.joinapi.JoinRefusal;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
@@ -20,7 +21,7 @@ public class JoinMetrics {
     public enum Kind { JOIN, REJOIN }
 
     private final Map<Kind, Counter> issued = new EnumMap<>(Kind.class);
-    private final Map<Kind, Map<Refusal.Reason, Counter>> refused = new EnumMap<>(Kind.class);
+    private final Map<Kind, Map<JoinRefusal, Counter>> refused = new EnumMap<>(Kind.class);
     private final Map<Kind, Timer> issuedLatency = new EnumMap<>(Kind.class);
     private final Map<Kind, Timer> refusedLatency = new EnumMap<>(Kind.class);
 
@@ -29,8 +30,8 @@ public class JoinMetrics {
             String k = kind.name().toLowerCase(java.util.Locale.ROOT);
             issued.put(kind, Counter.builder("sextant.join.tickets.issued").description("Tickets issued")
                     .tag("kind", k).register(registry));
-            Map<Refusal.Reason, Counter> byReason = new EnumMap<>(Refusal.Reason.class);
-            for (Refusal.Reason reason : Refusal.Reason.values()) {
+            Map<JoinRefusal, Counter> byReason = new EnumMap<>(JoinRefusal.class);
+            for (JoinRefusal reason : JoinRefusal.values()) {
                 byReason.put(reason, Counter.builder("sextant.join.tickets.refused")
                         .description("Ticket requests refused, by reason").tag("kind", k).tag("reason", reason.tag())
                         .register(registry));

@@ -1,6 +1,7 @@
 package dev.sextant.joinapi.ticket;
 
-import dev.sextant.joinapi.Refusal;
+import dev.sextant.grpcsupport.Refusal;
+import dev.sextant.joinapi.JoinRefusal;
 import java.util.regex.Pattern;
 
 /** Syntax of the untrusted string fields; each failure is INVALID_ARGUMENT with a message. */
@@ -16,14 +17,14 @@ public final class InputChecks {
 
     public static String diskUuid(String value) throws Refusal {
         if (value.length() != 36 || !UUID.matcher(value).matches()) {
-            throw Refusal.invalid("disk_uuid must be a lower-case RFC 4122 UUID (8-4-4-4-12 hex digits)");
+            throw JoinRefusal.invalid("disk_uuid must be a lower-case RFC 4122 UUID (8-4-4-4-12 hex digits)");
         }
         return value;
     }
 
     public static String nodeName(String value) throws Refusal {
         if (value.isEmpty() || value.length() > 63 || !LABEL.matcher(value).matches()) {
-            throw Refusal.invalid("node_name must be an RFC 1123 label: 1-63 of [a-z0-9-], "
+            throw JoinRefusal.invalid("node_name must be an RFC 1123 label: 1-63 of [a-z0-9-], "
                     + "starting and ending with a letter or digit");
         }
         return value;

@@ -1,22 +1,84 @@
 package dev.sextant.joinapi.token;
 
-import dev.sextant.joinapi.Refusal;
-import io.micronaut.context.annotation.Requires;
+import dev.sextant.grpcsupport.Refusal;
+import dev.sextant.joinapi.JoinRefusal;
+import dev.sextant.joinapi.kube.ApiFailures;
+import io.kubernetes.client.openapi.ApiException;
+import io.kubernetes.client.openapi.apis.CoreV1Api;
+import io.kubernetes.client.openapi.models.V1ObjectMeta;
+import io.kubernetes.client.openapi.models.V1Secret;
+import io.micronaut.context.annotation.Value;
 import jakarta.inject.Singleton;
-import java.util.Optional;
+import java.nio.charset.StandardCharsets;
+import java.security.SecureRandom;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.temporal.ChronoUnit;
 
-/** Bootstrap tokens for joining nodes; a control plane without Kubernetes has none to give. */
-public interface BootstrapTokens {
-    /** A new token, or empty when there is no Kubernetes API to create it in. */
-    Optional<BootstrapToken> create() throws Refusal;
+/**
+ * Creates kubeadm/k3s bootstrap tokens: Secret {@code bootstrap-token-<id>} of type
+ * {@code bootstrap.kubernetes.io/token} in kube-system (the API server only honours them there),
+ * id {@code [a-z0-9]{6}}, secret {@code [a-z0-9]{16}}, expiring after the TTL (15 min), which the
+ * API server's token cleaner enforces even if nobody deletes the Secret.
+ */
+@Singleton
+public class BootstrapTokens {
+    static final String GROUPS = "system:bootstrappers:kubeadm:default-node-token";
+    private static final String ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789";
+    private static final int ATTEMPTS = 3;
 
-    /** A control plane whose Kubernetes is not installed: tickets carry keys and certificates, no token. */
-    @Singleton
-    @Requires(property = "sextant.join.kubernetes.enabled", value = "false")
-    final class None implements BootstrapTokens {
-        @Override
-        public Optional<BootstrapToken> create() {
-            return Optional.empty();
+    private final CoreV1Api api;
+    private final Clock clock;
+    private final Duration ttl;
+    private final SecureRandom random = new SecureRandom();
+
+    public BootstrapTokens(CoreV1Api api, Clock clock, @Value("${sextant.join.token-ttl:15m}") Duration ttl) {
+        this.api = api;
+        this.clock = clock;
+        this.ttl = ttl;
+    }
+
+    /** A new token, stored as its Secret; the caller hands it out. */
+    public BootstrapToken create() throws Refusal {
+        for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
+            BootstrapToken token = new BootstrapToken(randomString(6), randomString(16),
+                    clock.instant().plus(ttl).truncatedTo(ChronoUnit.SECONDS));
+            try {
+                api.createNamespacedSecret("kube-system", secret(token)).execute();
+                return token;
+            } catch (ApiException e) {
+                // 409: a 1-in-2e9 id collision with a live token; draw a new id.
+                if (e.getCode() != 409) {
+                    throw ApiFailures.refusal("creating a bootstrap token", e);
+                }
+            }
         }
+        throw new Refusal(JoinRefusal.INTERNAL, "could not find a free bootstrap token id");
+    }
+
+    private static V1Secret secret(BootstrapToken token) {
+        return new V1Secret().apiVersion("v1").kind("Secret").type("bootstrap.kubernetes.io/token")
+                .metadata(new V1ObjectMeta().name(token.secretName()).namespace("kube-system")
+                        .putLabelsItem("sextant.dev/issued-by", "join-api"))
+                .putDataItem("description", bytes("issued by the Sextant join service to an attested node"))
+                .putDataItem("token-id", bytes(token.id()))
+                .putDataItem("token-secret", bytes(token.secret()))
+                // RFC 3339 in UTC, as kubeadm writes it (Instant.toString is ISO-8601 with Z).
+                .putDataItem("expiration", bytes(token.expires().toString()))
+                .putDataItem("usage-bootstrap-authentication", bytes("true"))
+                .putDataItem("usage-bootstrap-signing", bytes("true"))
+                .putDataItem("auth-extra-groups", bytes(GROUPS));
+    }
+
+    private String randomString(int length) {
+        StringBuilder s = new StringBuilder(length);
+        for (int i = 0; i < length; i++) {
+            s.append(ALPHABET.charAt(random.nextInt(ALPHABET.length())));
+        }
+        return s.toString();
+    }
+
+    private static byte[] bytes(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
     }
 }

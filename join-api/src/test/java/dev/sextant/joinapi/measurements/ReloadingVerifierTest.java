@@ -1,5 +1,6 @@
 package dev.sextant.joinapi.measurements;
 
+import dev.sextant.attestation.Purpose;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -82,7 +83,7 @@ class ReloadingVerifierTest {
     }
 
     private void verifyNode() throws AttestationRejected {
-        verifier.verify(NODE.attest(NONCE, USER_DATA).toByteArray(), NONCE, USER_DATA);
+        verifier.verify(NODE.attest(Purpose.ATLS_CLIENT, NONCE, USER_DATA).toByteArray(), Purpose.ATLS_CLIENT, NONCE, USER_DATA);
     }
 
     private void awaitRejection() throws InterruptedException {

@@ -25,20 +25,27 @@ final class HostIdentities {
     private HostIdentities() {
     }
 
+    /** The EK CA, its directory 0700 and its private key 0600 (LocalCa writes it with the umask's mode). */
     static LocalCa ca(MiniLayout layout, Consumer<String> log) throws Exception {
+        PrivateFiles.directory(layout.caDir());
+        LocalCa ca;
         if (Files.isRegularFile(layout.caCert())) {
-            return LocalCa.load(layout.caDir());
+            ca = LocalCa.load(layout.caDir());
+        } else {
+            log.accept("creating the EK CA (the nodes' TPM manufacturer) in " + layout.caDir());
+            ca = LocalCa.create(layout.caDir(), "Sextant mini EK CA");
         }
-        log.accept("creating the EK CA (the nodes' TPM manufacturer) in " + layout.caDir());
-        return LocalCa.create(layout.caDir(), "Sextant mini EK CA");
+        PrivateFiles.ownerOnly(layout.caKey());
+        return ca;
     }
 
     static void measurementsKey(MiniLayout layout, Consumer<String> log) throws IOException, GeneralSecurityException {
+        PrivateFiles.directory(layout.measurementsKey().getParent());
         if (Files.isRegularFile(layout.measurementsKey())) {
+            PrivateFiles.ownerOnly(layout.measurementsKey());
             return;
         }
         log.accept("creating the measurements signing key " + layout.measurementsKey());
-        Files.createDirectories(layout.measurementsKey().getParent());
         KeyPair pair = KeyPairGenerator.getInstance("Ed25519").generateKeyPair();
         Files.createFile(layout.measurementsKey(),
                 PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString(RW_OWNER)));

@@ -37,6 +37,10 @@ public record MiniLayout(Path dir) {
         return caDir().resolve("ca-cert.pem");
     }
 
+    public Path caKey() {
+        return caDir().resolve("ca-key.pem");
+    }
+
     public Path measurementsKey() {
         return dir.resolve("keys").resolve("measurements-key.pem");
     }
@@ -76,8 +80,14 @@ public record MiniLayout(Path dir) {
         return dir.resolve(node);
     }
 
+    /** The console of the node's current boot; earlier boots' are console.1.log, console.2.log, ... */
     public Path consoleLog(String node) {
         return nodeDir(node).resolve("console.log");
+    }
+
+    /** How the node was first booted (QEMU settings, ports, credentials), so a reboot boots it the same way. */
+    public Path launch(String node) {
+        return nodeDir(node).resolve("launch.json");
     }
 
     public Path stateDisk(String node) {

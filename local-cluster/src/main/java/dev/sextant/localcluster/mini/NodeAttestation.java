@@ -1,6 +1,9 @@
 package dev.sextant.localcluster.mini;
 
 import dev.sextant.attestation.policy.Measurements;
+import dev.sextant.attestation.policy.MeasurementsFile;
+import dev.sextant.tpm.swtpm.LocalCa;
+import java.nio.file.Files;
 import dev.sextant.attestation.verify.AkTrust;
 import dev.sextant.attestation.verify.DocumentVerifier;
 import dev.sextant.attestation.verify.VerifierPolicy;
@@ -25,6 +28,17 @@ final class NodeAttestation {
     NodeAttestation(Measurements measurements, X509Certificate ekCa) {
         this.measurements = measurements;
         this.probe = new AtlsProbe(new DocumentVerifier(new VerifierPolicy(measurements, AkTrust.ekCa(List.of(ekCa)))));
+    }
+
+    /** What a bootstrapped node of the cluster in {@code layout} must show: its signed measurements with PCR 15 marked. */
+    static NodeAttestation ofCluster(MiniLayout layout) throws Exception {
+        if (!Files.isRegularFile(layout.clusterMeasurements())) {
+            throw new MiniFailure("no " + layout.clusterMeasurements() + ": the cluster in " + layout.dir()
+                    + " was never initialized; 'sextant mini up' starts a new one");
+        }
+        Measurements cluster = MeasurementsFile.verify(layout.clusterMeasurements(),
+                Files.readString(layout.measurementsPublicKey()));
+        return new NodeAttestation(cluster, LocalCa.load(layout.caDir()).certificate());
     }
 
     /** One handshake with 127.0.0.1:{@code hostPort}; empty while the node's server is not up. */

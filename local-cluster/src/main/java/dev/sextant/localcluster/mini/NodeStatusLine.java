@@ -9,10 +9,11 @@ import java.util.regex.Pattern;
 
 /**
  * The one line a node prints on its serial console when bootstrapping ends:
- * {@code SEXTANT-STATUS bootstrapped role=<control-plane|worker> disk=<encrypted:UUID|none|...> kubernetes=<...>}
- * or {@code SEXTANT-STATUS failed reason=<text>}. The console is written by the guest, so unknown
- * fields are kept as they are and missing ones read as "unknown"; nothing here is evidence (the
- * aTLS quote is), it is what the node says about itself.
+ * {@code SEXTANT-STATUS bootstrapped role=<control-plane|worker> disk=<encrypted:UUID|none> kubernetes=<...>
+ * via=<init|join|rejoin|recovery> since=<ISO-8601 UTC>} or {@code SEXTANT-STATUS failed reason=<text>}.
+ * A bootstrapped line without via and since (an older node) is no status line. The console is
+ * written by the guest, so unknown fields are kept as they are and missing ones read as "unknown";
+ * nothing here is evidence (the aTLS quote is), it is what the node says about itself.
  */
 public record NodeStatusLine(boolean bootstrapped, Map<String, String> fields, String line) {
     public static final Pattern ANY = Pattern.compile("SEXTANT-STATUS (bootstrapped|failed)\\b.*");
@@ -36,6 +37,9 @@ public record NodeStatusLine(boolean bootstrapped, Map<String, String> fields, S
             Matcher field = FIELD.matcher(line);
             while (field.find()) {
                 fields.put(field.group(1), field.group(2));
+            }
+            if (!fields.containsKey("via") || !fields.containsKey("since")) {
+                return Optional.empty();
             }
         } else {
             Matcher reason = REASON.matcher(line);
@@ -65,6 +69,16 @@ public record NodeStatusLine(boolean bootstrapped, Map<String, String> fields, S
 
     public String kubernetes() {
         return fields.getOrDefault("kubernetes", "unknown");
+    }
+
+    /** How the node became a member this boot: init, join, rejoin or recovery. */
+    public String via() {
+        return fields.getOrDefault("via", "unknown");
+    }
+
+    /** When its state disk was first initialized, as the node read it back from that disk. */
+    public String since() {
+        return fields.getOrDefault("since", "unknown");
     }
 
     public String reason() {

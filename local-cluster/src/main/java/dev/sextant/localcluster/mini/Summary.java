@@ -6,9 +6,10 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * The table {@code mini up} ends with: per node its role, the PCRs verified over attested TLS
- * (by {@code mini up} itself, against the image's measurements and this cluster's PCR 15), whether
- * its state disk is encrypted and whether it is a member; then what became of Kubernetes.
+ * The table {@code mini up} and {@code mini start} end with: per node its role, the PCRs verified
+ * over attested TLS (by mini itself, against the image's measurements and this cluster's PCR 15),
+ * whether its state disk is encrypted, whether it is a member, how it became one this boot and
+ * since when its disk holds the cluster; then what became of Kubernetes.
  */
 public record Summary(List<Row> rows, String kubernetes) {
     public Summary {
@@ -16,7 +17,14 @@ public record Summary(List<Row> rows, String kubernetes) {
     }
 
     /** One node. {@code verified}: the PCR indices checked, or why verification failed. */
-    public record Row(String node, String role, String verified, String stateDisk, String joined) {
+    public record Row(String node, String role, String verified, String stateDisk, String joined, String via,
+                      String since) {
+        /** The row of a node that reported {@code status} and verified as {@code verified} says. */
+        static Row of(String node, NodeRole role, String verified, NodeStatusLine status) {
+            String joined = !status.role().equals(role.label()) ? "no (reported role " + status.role() + ")"
+                    : status.via().equals("init") ? "yes (initialized the cluster)" : "yes";
+            return new Row(node, role.label(), verified, status.diskSummary(), joined, status.via(), status.since());
+        }
     }
 
     /**
@@ -36,9 +44,10 @@ public record Summary(List<Row> rows, String kubernetes) {
 
     public List<String> render() {
         List<String[]> cells = new ArrayList<>();
-        cells.add(new String[] {"NODE", "ROLE", "VERIFIED PCRS (aTLS)", "STATE DISK ENCRYPTED", "JOINED"});
-        rows.forEach(r -> cells.add(new String[] {r.node(), r.role(), r.verified(), r.stateDisk(), r.joined()}));
-        int[] widths = new int[5];
+        cells.add(new String[] {"NODE", "ROLE", "VERIFIED PCRS (aTLS)", "STATE DISK ENCRYPTED", "JOINED", "VIA", "SINCE"});
+        rows.forEach(r -> cells.add(new String[] {r.node(), r.role(), r.verified(), r.stateDisk(), r.joined(), r.via(),
+                r.since()}));
+        int[] widths = new int[7];
         for (String[] row : cells) {
             for (int i = 0; i < row.length; i++) {
                 widths[i] = Math.max(widths[i], row[i].length());

@@ -1,7 +1,9 @@
 package dev.sextant.localcluster.qemu;
 
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -12,8 +14,9 @@ import java.util.stream.Collectors;
  * predictable PCR 4"). The VM definition is part of what PCR 4 measures, so every flag here is
  * fixed: no default devices (an empty DVD drive would add a boot attempt to PCR 4), the boot disk
  * pinned by bootindex, and a NIC without a PXE option ROM. Node settings travel as systemd
- * credentials in SMBIOS type 11 strings, not on the (measured) kernel command line; an optional
- * state disk is the second virtio disk ({@code /dev/vdb} in the guest).
+ * credentials in SMBIOS type 11 strings (multi-line values base64, as systemd's binary form), not
+ * on the (measured) kernel command line; an optional state disk is the second virtio disk
+ * ({@code /dev/vdb} in the guest).
  */
 record QemuCommand(HostTools tools, Path image, Path ovmfVars, Path tpmSocket, Path console,
                    Map<Integer, Integer> hostToGuestPorts, int memoryMiB, int cpus, Accel accel,
@@ -45,9 +48,20 @@ record QemuCommand(HostTools tools, Path image, Path ovmfVars, Path tpmSocket, P
         args.addAll(List.of(
                 "-netdev", "user,id=n0" + hostForwards(),
                 "-device", "virtio-net-pci,netdev=n0,romfile="));
-        credentials.forEach((name, value) -> args.addAll(List.of(
-                "-smbios", "type=11,value=" + escape("io.systemd.credential:" + name + "=" + value))));
+        credentials.forEach((name, value) -> args.addAll(List.of("-smbios", "type=11,value=" + escape(credential(name, value)))));
         return List.copyOf(args);
+    }
+
+    /**
+     * A printable value goes as it is; one with line breaks (a PEM certificate) as systemd's
+     * base64 form, which systemd decodes into the credential file.
+     */
+    static String credential(String name, String value) {
+        if (value.chars().anyMatch(c -> c < 0x20 || c == 0x7f)) {
+            return "io.systemd.credential.binary:" + name + "="
+                    + Base64.getEncoder().encodeToString(value.getBytes(StandardCharsets.UTF_8));
+        }
+        return "io.systemd.credential:" + name + "=" + value;
     }
 
     private String hostForwards() {

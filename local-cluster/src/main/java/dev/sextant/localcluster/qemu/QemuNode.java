@@ -15,7 +15,8 @@ import java.util.regex.Pattern;
 
 /**
  * One Sextant node under QEMU/TCG with OVMF and a swtpm TPM 2.0. Files live in the node's work
- * directory: {@code console.log} (serial console), {@code qemu.log} (QEMU's own output),
+ * directory: {@code console.log} (serial console of this boot; earlier boots' are kept by
+ * {@link ConsoleHistory}), {@code qemu.log} (QEMU's own output, appended per boot),
  * {@code OVMF_VARS.fd} (a fresh copy per boot, so no boot entry of a previous run leaks into
  * PCR 4), and {@code swtpm/}. Closing stops QEMU, then swtpm; so does a JVM shutdown hook, unless
  * the node was booted {@link Lifetime#DETACHED} (then only closing, or {@link ProcessRef#stop}, does).
@@ -49,7 +50,7 @@ public final class QemuNode implements AutoCloseable {
         Path vars = work.resolve("OVMF_VARS.fd");
         Files.copy(config.tools().ovmfVars(), vars, StandardCopyOption.REPLACE_EXISTING);
         Path consoleFile = work.resolve("console.log");
-        Files.deleteIfExists(consoleFile);
+        ConsoleHistory.keepPrevious(consoleFile);
         Path tpmState = config.tpmState().orElse(work.resolve("swtpm/state"));
         SwtpmProcess swtpm = SwtpmProcess.start(config.tools().swtpm(), tpmState, work.resolve("swtpm"),
                 config.lifetime());
@@ -65,7 +66,7 @@ public final class QemuNode implements AutoCloseable {
                 swtpm.controlSocket(), consoleFile, hostToGuest, config.memoryMiB(), config.cpus(), config.accel(),
                 config.credentials(), config.stateDisk().map(d -> d.toAbsolutePath().normalize()));
         try {
-            Process qemu = ChildProcesses.start(command.arguments(), config.lifetime(), work.resolve("qemu.log"), false);
+            Process qemu = ChildProcesses.start(command.arguments(), config.lifetime(), work.resolve("qemu.log"), true);
             return new QemuNode(qemu, swtpm, new ConsoleLog(consoleFile), guestToHost, work, config.lifetime());
         } catch (IOException | RuntimeException e) {
             swtpm.close();

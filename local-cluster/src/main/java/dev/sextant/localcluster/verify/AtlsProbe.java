@@ -70,9 +70,9 @@ public final class AtlsProbe {
         var verified = new AtomicReference<AttestedState>();
         var rejected = new AtomicReference<AttestationRejected>();
         var crashed = new AtomicReference<Throwable>();
-        AttestationVerifier recording = (document, n, userData) -> {
+        AttestationVerifier recording = (document, purpose, n, userData) -> {
             try {
-                AttestedState state = verifier.verify(document, n, userData);
+                AttestedState state = verifier.verify(document, purpose, n, userData);
                 verified.set(state);
                 return state;
             } catch (AttestationRejected e) {

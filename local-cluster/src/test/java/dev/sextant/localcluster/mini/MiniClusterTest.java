@@ -73,8 +73,8 @@ class MiniClusterTest {
     @DisplayName("shows the last console line with text, without terminal colour codes")
     void lastConsoleLine() {
         assertEquals("(1 of 2) Job systemd-networkd.service/start running",
-                MiniCluster.lastLine(List.of("first", "\u001B[0;1;31m*\u001B[0m (1 of 2) Job systemd-networkd.service/start running",
+                NodeWaits.lastLine(List.of("first", "\u001B[0;1;31m*\u001B[0m (1 of 2) Job systemd-networkd.service/start running",
                         "", "  "), 160).replace("* ", ""));
-        assertEquals("(nothing yet)", MiniCluster.lastLine(List.of(), 160));
+        assertEquals("(nothing yet)", NodeWaits.lastLine(List.of(), 160));
     }
 }

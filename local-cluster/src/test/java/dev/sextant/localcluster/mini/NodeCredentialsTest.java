@@ -15,12 +15,15 @@ import org.junit.jupiter.api.Test;
 class NodeCredentialsTest {
     private final byte[] salt = HexFormat.of().parseHex("00112233445566778899aabbccddeeff");
     private final byte[] secret = "s3cret".getBytes(StandardCharsets.UTF_8);
+    private static final String EK_CA = "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n";
 
     @Test
-    @DisplayName("give the control plane its name and the init secret's salted hash, never the secret")
+    @DisplayName("give the control plane its name, the init secret's salted hash (never the secret) and the EK CA")
     void controlPlane() throws Exception {
-        Map<String, String> credentials = NodeCredentials.controlPlane("control-plane-0", secret, salt);
-        assertEquals(List.of("sextant.node-name", "sextant.init-secret-hash"), List.copyOf(credentials.keySet()));
+        Map<String, String> credentials = NodeCredentials.controlPlane("control-plane-0", secret, salt, EK_CA);
+        assertEquals(List.of("sextant.node-name", "sextant.init-secret-hash", "sextant.ek-ca"),
+                List.copyOf(credentials.keySet()));
+        assertEquals(EK_CA, credentials.get("sextant.ek-ca"));
         assertEquals("control-plane-0", credentials.get("sextant.node-name"));
         MessageDigest sha256 = MessageDigest.getInstance("SHA-256");
         sha256.update(salt);
@@ -30,9 +33,10 @@ class NodeCredentialsTest {
     }
 
     @Test
-    @DisplayName("give a worker its name and the control plane's join service as the guest sees the host")
+    @DisplayName("give a worker its name, the control plane's join service as the guest sees the host, and the EK CA"
+            + " to verify that service with")
     void worker() {
-        assertEquals(Map.of("sextant.node-name", "worker-1", "sextant.join-endpoints", "10.0.2.2:41234"),
-                NodeCredentials.worker("worker-1", 41234));
+        assertEquals(Map.of("sextant.node-name", "worker-1", "sextant.join-endpoints", "10.0.2.2:41234",
+                "sextant.ek-ca", EK_CA), NodeCredentials.worker("worker-1", 41234, EK_CA));
     }
 }

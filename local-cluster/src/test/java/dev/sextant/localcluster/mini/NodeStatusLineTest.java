@@ -11,14 +11,24 @@ import org.junit.jupiter.api.Test;
 @DisplayName("A node's SEXTANT-STATUS console line")
 class NodeStatusLineTest {
     @Test
-    @DisplayName("reads role, disk and Kubernetes state of a bootstrapped node, behind journal prefixes")
+    @DisplayName("reads role, disk, Kubernetes state, how it became a member and since when, behind journal prefixes")
     void bootstrapped() {
         NodeStatusLine status = NodeStatusLine.parse("[  97.1] sextant-node[246]: SEXTANT-STATUS bootstrapped"
-                + " role=worker disk=encrypted:5f1c0e2a-0000-4000-8000-000000000001 kubernetes=not-installed").orElseThrow();
+                + " role=worker disk=encrypted:5f1c0e2a-0000-4000-8000-000000000001 kubernetes=not-installed"
+                + " via=rejoin since=2026-11-24T03:14:37Z").orElseThrow();
         assertTrue(status.bootstrapped());
         assertEquals("worker", status.role());
         assertEquals("yes (5f1c0e2a-0000-4000-8000-000000000001)", status.diskSummary());
         assertEquals("not-installed", status.kubernetes());
+        assertEquals("rejoin", status.via());
+        assertEquals("2026-11-24T03:14:37Z", status.since());
+    }
+
+    @Test
+    @DisplayName("takes a bootstrapped line without via and since (an older node's) for no status line")
+    void olderLineIsNoStatus() {
+        assertTrue(NodeStatusLine.parse("SEXTANT-STATUS bootstrapped role=worker disk=none kubernetes=started").isEmpty());
+        assertTrue(NodeStatusLine.parse("SEXTANT-STATUS bootstrapped role=worker disk=none via=join").isEmpty());
     }
 
     @Test
@@ -33,7 +43,8 @@ class NodeStatusLineTest {
     @Test
     @DisplayName("says what the node said when its disk is not encrypted, and 'unknown' for a missing field")
     void notEncrypted() {
-        NodeStatusLine status = NodeStatusLine.parse("SEXTANT-STATUS bootstrapped role=worker disk=none").orElseThrow();
+        NodeStatusLine status = NodeStatusLine.parse("SEXTANT-STATUS bootstrapped role=worker disk=none via=join since=2026-11-24T03:14:37Z")
+                .orElseThrow();
         assertEquals("no (none)", status.diskSummary());
         assertEquals("unknown", status.kubernetes());
     }
@@ -44,7 +55,8 @@ class NodeStatusLineTest {
         assertTrue(NodeStatusLine.parse("Started sextant-node.service").isEmpty());
         assertEquals("control-plane", NodeStatusLine.last(List.of(
                 "SEXTANT-STATUS failed reason=first boot", "noise",
-                "SEXTANT-STATUS bootstrapped role=control-plane disk=none kubernetes=started", "more noise"))
+                "SEXTANT-STATUS bootstrapped role=control-plane disk=none kubernetes=started via=init since=2026-11-24T03:14:37Z",
+                "more noise"))
                 .orElseThrow().role());
         assertTrue(NodeStatusLine.last(List.of("a", "b")).isEmpty());
     }

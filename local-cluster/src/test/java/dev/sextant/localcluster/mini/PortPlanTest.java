@@ -22,20 +22,20 @@ class PortPlanTest {
     }
 
     @Test
-    @DisplayName("forwards the bootstrapper, join gRPC, join HTTP and Kubernetes API ports of the control plane, and 7443 of each worker")
+    @DisplayName("forwards the bootstrapper, recovery, join gRPC, join HTTP and Kubernetes API ports of the control plane, and 7443 of each worker")
     void forwardsPerRole() {
         PrimitiveIterator.OfInt ports = IntStream.iterate(40000, p -> p + 1).iterator();
         PortPlan plan = PortPlan.pick(nodes, ports::nextInt);
-        assertEquals(Map.of(7443, 40000, 9090, 40001, 9091, 40002, 6443, 40003), plan.ports("control-plane-0"));
-        assertEquals(Map.of(7443, 40004), plan.ports("worker-0"));
-        assertEquals(Map.of(7443, 40005), plan.ports("worker-1"));
-        assertEquals(40001, plan.hostPort("control-plane-0", NodeRole.JOIN_PORT));
+        assertEquals(Map.of(7443, 40000, 7444, 40001, 9090, 40002, 9091, 40003, 6443, 40004), plan.ports("control-plane-0"));
+        assertEquals(Map.of(7443, 40005), plan.ports("worker-0"));
+        assertEquals(Map.of(7443, 40006), plan.ports("worker-1"));
+        assertEquals(40002, plan.hostPort("control-plane-0", NodeRole.JOIN_PORT));
     }
 
     @Test
     @DisplayName("never gives one host port twice, even when the kernel hands a released port back")
     void distinctPorts() {
-        PrimitiveIterator.OfInt ports = IntStream.of(40000, 40000, 40001, 40001, 40000, 40002, 40003, 40004, 40005, 40006)
+        PrimitiveIterator.OfInt ports = IntStream.of(40000, 40000, 40001, 40001, 40000, 40002, 40003, 40004, 40005, 40006, 40007)
                 .iterator();
         PortPlan plan = PortPlan.pick(nodes, ports::nextInt);
         List<Integer> all = nodes.keySet().stream().flatMap(n -> plan.ports(n).values().stream()).toList();

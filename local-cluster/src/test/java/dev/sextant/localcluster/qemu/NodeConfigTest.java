@@ -31,11 +31,9 @@ class NodeConfigTest {
     }
 
     @Test
-    @DisplayName("refuses credential names systemd would not accept and values with control characters")
+    @DisplayName("refuses credential names systemd would not accept")
     void credentialsAreChecked() {
-        assertThrows(IllegalArgumentException.class, () -> node.withCredentials(Map.of("bad name", "x")));
-        var e = assertThrows(IllegalArgumentException.class,
-                () -> node.withCredentials(Map.of("sextant.node-name", "a\nb")));
-        assertTrue(e.getMessage().contains("sextant.node-name"), e.getMessage());
+        var e = assertThrows(IllegalArgumentException.class, () -> node.withCredentials(Map.of("bad name", "x")));
+        assertTrue(e.getMessage().contains("bad name"), e.getMessage());
     }
 }

@@ -76,6 +76,15 @@ class QemuCommandTest {
     }
 
     @Test
+    @DisplayName("passes a multi-line credential (the EK CA's PEM) in systemd's base64 form, which survives SMBIOS")
+    void multiLineCredentialAsBinary() {
+        String pem = "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n";
+        String value = QemuCommand.credential("sextant.ek-ca", pem);
+        assertEquals("io.systemd.credential.binary:sextant.ek-ca="
+                + java.util.Base64.getEncoder().encodeToString(pem.getBytes(java.nio.charset.StandardCharsets.UTF_8)), value);
+    }
+
+    @Test
     @DisplayName("attaches the state disk as a second virtio disk that is no boot option")
     void stateDiskIsSecondVirtioDisk() {
         String withDisk = String.join(" ", new QemuCommand(tools, Path.of("/img/image.raw"), Path.of("/w/OVMF_VARS.fd"),

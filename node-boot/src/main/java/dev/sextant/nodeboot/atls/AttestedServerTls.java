@@ -1,6 +1,8 @@
 package dev.sextant.nodeboot.atls;
 
 import dev.sextant.atls.AtlsContexts;
+import dev.sextant.atls.AtlsServers;
+import dev.sextant.atls.HandshakeLimits;
 import dev.sextant.attestation.issue.Attester;
 import io.grpc.ServerBuilder;
 import io.grpc.netty.NettyServerBuilder;
@@ -15,9 +17,16 @@ import java.io.UncheckedIOException;
  * Serves the node's gRPC port over server-attested TLS: every handshake presents a fresh
  * certificate carrying a TPM quote over the caller's ClientHello.random. The node verifies no
  * client: init callers authenticate with the init secret, verify callers need nothing.
+ *
+ * <p>Anyone may connect before proving anything, and each handshake costs the node a TPM quote,
+ * so the handshake work runs under {@link HandshakeLimits} (bounded, off the event loop, a cap per
+ * source address) and an inbound message is bounded: the largest honest one, an InitRequest with
+ * its measurements and EK CA bundle, is a few KiB.
  */
 @Singleton
 final class AttestedServerTls implements BeanCreatedEventListener<ServerBuilder<?>> {
+    static final int MAX_INBOUND_MESSAGE_BYTES = 256 * 1024;
+
     private final Attester attester;
 
     AttestedServerTls(Attester attester) {
@@ -31,7 +40,8 @@ final class AttestedServerTls implements BeanCreatedEventListener<ServerBuilder<
             throw new IllegalStateException("aTLS needs grpc-netty's server, got " + builder.getClass().getName());
         }
         try {
-            netty.sslContext(AtlsContexts.server(attester, null));
+            AtlsServers.secure(netty, AtlsContexts.server(attester, null), HandshakeLimits.defaults())
+                    .maxInboundMessageSize(MAX_INBOUND_MESSAGE_BYTES);
         } catch (SSLException e) {
             throw new UncheckedIOException("building the aTLS server context", e);
         }

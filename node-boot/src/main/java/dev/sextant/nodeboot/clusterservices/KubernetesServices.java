@@ -32,7 +32,7 @@ public final class KubernetesServices implements Deployer {
             config = new ServicesConfig(settings.joinImage(), settings.kmsImage(), input.joinMeasurements().getJson().toByteArray(),
                     input.joinMeasurements().getSignature().toByteArray(), input.joinMeasurements().getPublicKeyPem(),
                     input.ekCaPem(), input.masterSecret(), input.masterSalt(), input.measurementSalt(),
-                    input.apiServerEndpoint(), settings.joinNodePort());
+                    input.apiServerEndpoint(), settings.joinNodePort(), input.initNode());
         } catch (IllegalArgumentException e) {
             throw new ClusterServicesException("the init request cannot configure the cluster services: " + e.getMessage(), e);
         }

@@ -19,7 +19,7 @@ import java.util.Properties;
 /**
  * The KMS and the join service as services of this node, for a control plane without Kubernetes:
  * their configuration and secrets go to files under {@link NodeLocalSettings#dir()} (0600 for
- * secrets), then systemd starts the image's units for them (sextant-kms.service, sextant-join.service). They outlive the bootstrapper, which
+ * secrets; on the encrypted state disk, so they survive a reboot), then systemd starts the image's units for them (sextant-kms.service, sextant-join.service). They outlive the bootstrapper, which
  * exits after init. The join service keeps its bindings in files and issues no bootstrap tokens
  * (there is no API server to honour them); it signs kubelet certificates with a cluster CA made here,
  * as k3s would have made one.
@@ -56,6 +56,22 @@ public final class NodeLocalServices implements Deployer {
                 + settings.joinPort()
                 : "KMS started; join service NOT started: the init request's measurements were not signed"
                 + " (give FILE.sig beside --measurements and --measurements-key)";
+    }
+
+    /**
+     * After a reboot: the configuration, secrets, bindings and cluster CA written at init are on the
+     * state disk, so starting the units again brings back the same services with the same keys.
+     */
+    public String restart() throws ClusterServicesException, InterruptedException {
+        boolean join = Files.exists(settings.dir().resolve("join.properties"));
+        if (!Files.exists(settings.dir().resolve("kms.properties"))) {
+            throw new ClusterServicesException("no service configuration under " + settings.dir()
+                    + " on the state disk; the KMS cannot start again");
+        }
+        List<String> units = join ? List.of("sextant-kms.service", "sextant-join.service") : List.of("sextant-kms.service");
+        start(units);
+        awaitListening(units, join ? List.of(settings.kmsPort(), settings.joinPort()) : List.of(settings.kmsPort()));
+        return String.join(" and ", units) + " started again from " + settings.dir();
     }
 
     private Properties kmsProperties(Path kms) {
@@ -98,6 +114,12 @@ public final class NodeLocalServices implements Deployer {
         p.setProperty("sextant.join.ca.cert-file", ca.certificate().toString());
         p.setProperty("sextant.join.ca.key-file", ca.key().toString());
         p.setProperty("sextant.join.control-plane-dir", Files.createDirectories(dir.resolve("pki")).toString());
+        if (input.initNode() != null) {
+            // The join service claims these for the init node before it serves (issue 12 item 2).
+            p.setProperty("sextant.join.init-node.ak-name", input.initNode().akNameHex());
+            p.setProperty("sextant.join.init-node.node-name", input.initNode().nodeName());
+            p.setProperty("sextant.join.init-node.disk-uuids", String.join(",", input.initNode().diskUuids()));
+        }
         if (!settings.joinTpm().isBlank()) {
             p.setProperty("sextant.join.atls.server-tpm", settings.joinTpm());
         }

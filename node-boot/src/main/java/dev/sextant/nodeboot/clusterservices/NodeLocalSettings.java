@@ -8,7 +8,8 @@ import java.time.Duration;
 /**
  * The cluster services as services of the node (no Kubernetes).
  *
- * @param dir          where their configuration and secrets are written (tmpfs on a node: /run)
+ * @param dir          where their configuration, secrets, bindings and cluster CA are written: on the
+ *                     encrypted state disk (mounted at /var/lib/rancher), so a rebooted node keeps them
  * @param kmsPort      the KMS's gRPC port on this node
  * @param joinPort     the join service's gRPC port on this node
  * @param joinTpm      the TPM the join service attests itself with ("" = it does not attest itself)
@@ -16,7 +17,7 @@ import java.time.Duration;
  */
 @ConfigurationProperties("sextant.services")
 public record NodeLocalSettings(
-        @Bindable(defaultValue = "/run/sextant/services") Path dir,
+        @Bindable(defaultValue = "/var/lib/rancher/sextant/services") Path dir,
         @Bindable(defaultValue = "9000") int kmsPort,
         @Bindable(defaultValue = "9090") int joinPort,
         @Bindable(defaultValue = "") String joinTpm,

@@ -1,16 +1,31 @@
 package dev.sextant.nodeboot.clusterservices;
 
+import dev.sextant.clusterservices.InitNodeBinding;
 import dev.sextant.proto.v1.SignedMeasurements;
 
 /**
  * What the services need from the init request: the KMS's master secret and salt, the measurement
  * salt, and what joining nodes must prove (signed measurements, EK CA bundle), plus the API server
- * endpoint tickets name and, when Kubernetes runs, the admin kubeconfig to deploy with. Holds
- * secrets: no toString with content.
+ * endpoint tickets name and, when Kubernetes runs, the admin kubeconfig to deploy with. The init
+ * node's own bindings (its AK, name and disk UUIDs) are known only once its disks are ready, and
+ * reach the join service before it serves. Holds secrets: no toString with content.
+ *
+ * @param initNode the init node's bindings; null on a development node without a state disk
  */
 public record ServicesInput(byte[] masterSecret, byte[] masterSalt, byte[] measurementSalt,
                             SignedMeasurements joinMeasurements, String ekCaPem, String apiServerEndpoint,
-                            byte[] kubeconfig) {
+                            byte[] kubeconfig, InitNodeBinding initNode) {
+
+    public ServicesInput withKubeconfig(byte[] newKubeconfig) {
+        return new ServicesInput(masterSecret, masterSalt, measurementSalt, joinMeasurements, ekCaPem, apiServerEndpoint,
+                newKubeconfig, initNode);
+    }
+
+    public ServicesInput withInitNode(InitNodeBinding binding) {
+        return new ServicesInput(masterSecret, masterSalt, measurementSalt, joinMeasurements, ekCaPem, apiServerEndpoint,
+                kubeconfig, binding);
+    }
+
     @Override
     public String toString() {
         return "ServicesInput[apiServerEndpoint=" + apiServerEndpoint + ", secrets redacted]";

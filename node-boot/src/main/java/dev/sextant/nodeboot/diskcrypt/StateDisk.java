@@ -30,6 +30,8 @@ public final class StateDisk implements DiskReset {
     private final CommandRunner runner;
     private final LuksHeaderValidator validator = new LuksHeaderValidator();
     private final ObjectMapper json = new ObjectMapper();
+    /** This boot's disk was fresh: formatted by this process, or by an earlier one of this boot (the key file is on tmpfs). */
+    private volatile boolean formattedThisBoot;
 
     @Inject
     public StateDisk(StateDiskSettings settings, StateMount mount, CommandRunner runner) {
@@ -52,6 +54,7 @@ public final class StateDisk implements DiskReset {
         argv.addAll(settings.pbkdfArgs());
         argv.addAll(List.of("--key-file", "-", settings.device().toString()));
         run(argv, passphrase, "formatting " + settings.device());
+        formattedThisBoot = true;
         withValidatedHeader(header -> importToken(header, false), true);
         return passphrase;
     }
@@ -65,11 +68,12 @@ public final class StateDisk implements DiskReset {
         Path keyFile = settings.keyFile();
         try {
             if (Files.exists(keyFile)) {
+                formattedThisBoot = true;
                 return Files.readAllBytes(keyFile);
             }
-            if (isLuks2() && isInitialized()) {
-                throw new DiskCryptException("state disk " + settings.device() + " holds an initialized cluster disk"
-                        + " and its boot key " + keyFile + " is gone; rejoining is not implemented yet");
+            if (holdsInitializedCluster()) {
+                throw new DiskCryptException("state disk " + settings.device() + " holds an initialized cluster disk;"
+                        + " it opens only with its cluster key (rejoin or recovery), never with a boot key");
             }
             byte[] passphrase = formatWithRandomPassphrase();
             Files.createDirectories(keyFile.toAbsolutePath().getParent());
@@ -79,6 +83,28 @@ public final class StateDisk implements DiskReset {
         } catch (IOException e) {
             throw new DiskCryptException("boot key " + keyFile + ": " + e.getMessage(), e);
         }
+    }
+
+    /**
+     * The UUID of a fresh disk, formatted with a boot passphrase first when blank: init and join
+     * need it before the lock (keys are per UUID). Empty when there is no state disk (development node).
+     */
+    public synchronized String freshUuid() throws DiskCryptException, InterruptedException {
+        if (!Files.exists(settings.device())) {
+            return "";
+        }
+        bootPassphrase();
+        return uuid();
+    }
+
+    /** True when the device exists, is LUKS2 and its token says a cluster key protects it: unlock at boot, never format. */
+    public synchronized boolean holdsInitializedCluster() throws DiskCryptException, InterruptedException {
+        return Files.exists(settings.device()) && isLuks2() && isInitialized();
+    }
+
+    /** True when this boot started from a fresh disk: only then may a failure mark it for reset. */
+    public boolean formattedThisBoot() {
+        return formattedThisBoot;
     }
 
     private boolean isLuks2() throws DiskCryptException, InterruptedException {
@@ -108,6 +134,29 @@ public final class StateDisk implements DiskReset {
 
     /** Replaces the boot-time passphrase in key slot 0 with the cluster-derived key and marks the disk initialized. */
     public synchronized void rekey(byte[] oldPassphrase, byte[] newKey) throws DiskCryptException, InterruptedException {
+        changeKey(oldPassphrase, newKey);
+        markInitialized();
+    }
+
+    /** Marks the disk initialized: from now on every boot unlocks it with its cluster key. */
+    public synchronized void markInitialized() throws DiskCryptException, InterruptedException {
+        withValidatedHeader(header -> importToken(header, true), true);
+    }
+
+    /**
+     * Tries {@code key} against key slot 0 of the validated header copy without mapping anything
+     * ({@code --test-passphrase}): a wrong key is refused here and the disk is left untouched.
+     */
+    public synchronized boolean opensWith(byte[] key) throws DiskCryptException, InterruptedException {
+        boolean[] opens = new boolean[1];
+        withValidatedHeader(header -> opens[0] = runner.run(List.of("cryptsetup", "open", "--test-passphrase", "--type",
+                "luks2", "--key-slot", "0", "--header", header.toString(), "--key-file", "-", settings.device().toString()),
+                key).ok());
+        return opens[0];
+    }
+
+    /** Replaces the boot-time passphrase in key slot 0 with the cluster-derived key; the marker is left as it is. */
+    public synchronized void changeKey(byte[] oldPassphrase, byte[] newKey) throws DiskCryptException, InterruptedException {
         withValidatedHeader(header -> {
             Path newKeyFile = SecretFiles.write(header.resolveSibling("new.key"), newKey);
             try {
@@ -119,7 +168,6 @@ public final class StateDisk implements DiskReset {
             } finally {
                 SecretFiles.wipe(newKeyFile);
             }
-            importToken(header, true);
         }, true);
     }
 
@@ -151,9 +199,17 @@ public final class StateDisk implements DiskReset {
         return (fresh ? "new ext4 on " : "") + mapped + " mounted at " + mount.mountPoint();
     }
 
-    /** Clears the "initialized" marker so the next boot reformats instead of waiting for a key forever. */
+    /**
+     * Clears the "initialized" marker so the next boot reformats instead of waiting for a key
+     * forever, but only for a disk this boot formatted: a member that failed after a reboot keeps
+     * its data and unlocks again at the next boot.
+     */
     @Override
     public synchronized void markForReset() throws DiskCryptException, InterruptedException {
+        if (!formattedThisBoot) {
+            throw new DiskCryptException("state disk " + settings.device() + " kept: this boot did not format it"
+                    + " (a member's data survives a failed boot)");
+        }
         withValidatedHeader(header -> importToken(header, false), true);
     }
 

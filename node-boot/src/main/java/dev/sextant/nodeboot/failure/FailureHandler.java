@@ -46,7 +46,7 @@ public final class FailureHandler {
         try {
             disk.markForReset();
         } catch (Exception e) {
-            console("sextant bootstrapper: marking the state disk for reset failed: " + e.getMessage());
+            console("sextant bootstrapper: state disk not reset: " + e.getMessage());
         }
         delay.ifPresent(this::rebootAfter);
     }

@@ -3,6 +3,8 @@ package dev.sextant.nodeboot.initserver;
 import com.google.protobuf.ByteString;
 import dev.sextant.proto.v1.InitFailure;
 import dev.sextant.proto.v1.InitProgress;
+import dev.sextant.nodeboot.diskcrypt.DiskCryptException;
+import dev.sextant.nodeboot.diskcrypt.StateDisk;
 import dev.sextant.nodeboot.lifecycle.BootstrapStatus;
 import dev.sextant.proto.v1.InitRequest;
 import dev.sextant.proto.v1.InitResponse;
@@ -29,8 +31,10 @@ public final class InitEndpoint extends InitServiceGrpc.InitServiceImplBase {
     private final InitFlow flow;
     private final JournalSource journal;
     private final BootstrapStatus status;
+    private final StateDisk disk;
 
-    public InitEndpoint(InitSettings settings, InitFlow flow, JournalSource journal, BootstrapStatus status) {
+    public InitEndpoint(InitSettings settings, InitFlow flow, JournalSource journal, BootstrapStatus status, StateDisk disk) {
+        this.disk = disk;
         this.settings = settings;
         this.status = status;
         this.flow = flow;
@@ -52,6 +56,25 @@ public final class InitEndpoint extends InitServiceGrpc.InitServiceImplBase {
             response.onError(Status.PERMISSION_DENIED.withDescription("wrong init secret").asRuntimeException());
             return;
         }
+        // Init is one-shot: a member's disk is unlocked at boot (rejoin or recovery), never initialized again.
+        try {
+            if (disk.holdsInitializedCluster()) {
+                LOG.warn("Init refused: the state disk already holds an initialized cluster disk");
+                response.onError(Status.FAILED_PRECONDITION.withDescription("this node's state disk already holds an"
+                        + " initialized cluster disk: init runs once per node; a rebooted member comes back by rejoin or"
+                        + " recovery").asRuntimeException());
+                return;
+            }
+        } catch (DiskCryptException e) {
+            LOG.error("Init refused: cannot read the state disk: {}", e.getMessage());
+            response.onError(Status.FAILED_PRECONDITION.withDescription("this node cannot read its state disk's header,"
+                    + " so it cannot tell whether it was initialized before").asRuntimeException());
+            return;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            response.onError(Status.ABORTED.withDescription("node is shutting down").asRuntimeException());
+            return;
+        }
         List<String> problems = InitRequestValidator.problems(request);
         if (!problems.isEmpty()) {
             response.onError(Status.INVALID_ARGUMENT.withDescription(String.join("; ", problems)).asRuntimeException());
@@ -63,7 +86,7 @@ public final class InitEndpoint extends InitServiceGrpc.InitServiceImplBase {
             response.onNext(InitResponse.newBuilder().setSuccess(outcome.success()).build());
             response.onCompleted();
             LOG.info("Init done");
-            status.bootstrapped(BootstrapStatus.Role.CONTROL_PLANE, outcome.kubernetes());
+            status.bootstrapped(outcome.bootstrapped());
         } catch (InitFailedException e) {
             LOG.error("Init failed: {}", e.getMessage());
             failWithJournal(response, e.getMessage());

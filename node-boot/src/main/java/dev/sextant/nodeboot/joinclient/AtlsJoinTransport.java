@@ -6,6 +6,8 @@ import dev.sextant.attestation.verify.AttestationVerifier;
 import dev.sextant.nodeboot.discovery.Endpoint;
 import dev.sextant.proto.v1.IssueJoinTicketRequest;
 import dev.sextant.proto.v1.IssueJoinTicketResponse;
+import dev.sextant.proto.v1.IssueRejoinTicketRequest;
+import dev.sextant.proto.v1.IssueRejoinTicketResponse;
 import dev.sextant.proto.v1.JoinServiceGrpc;
 import io.grpc.ManagedChannel;
 import io.grpc.Status;
@@ -16,13 +18,17 @@ import io.netty.handler.ssl.SslContext;
 import javax.net.ssl.SSLException;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 
 /**
- * IssueJoinTicket over aTLS: the node attests in the handshake (client-attested), and verifies the
- * join service's own attestation too when given a verifier (mutual). Constellation's node never
- * checked whom it handed its CSR to and took its disk key from; here that is one setting away.
+ * IssueJoinTicket and IssueRejoinTicket over aTLS: the node attests in the handshake, and verifies
+ * the join service's own attestation (mutual) when given a verifier: a service that fails it is
+ * refused in the handshake, before the node sends or receives anything. (Constellation's node
+ * never checked whom it took its disk key from.)
  */
-public final class AtlsJoinTransport implements JoinTransport {
+public final class AtlsJoinTransport implements JoinTransport, RejoinTransport {
+    private static final int MAX_TICKET_BYTES = 64 * 1024;
+
     private final SslContext tls;
     private final Duration timeout;
 
@@ -34,10 +40,21 @@ public final class AtlsJoinTransport implements JoinTransport {
 
     @Override
     public IssueJoinTicketResponse issueJoinTicket(Endpoint endpoint, IssueJoinTicketRequest request) {
-        ManagedChannel channel = NettyChannelBuilder.forAddress(endpoint.host(), endpoint.port()).sslContext(tls).build();
+        return call(endpoint, stub -> stub.issueJoinTicket(request));
+    }
+
+    @Override
+    public IssueRejoinTicketResponse issueRejoinTicket(Endpoint endpoint, IssueRejoinTicketRequest request) {
+        return call(endpoint, stub -> stub.issueRejoinTicket(request));
+    }
+
+    private <T> T call(Endpoint endpoint, Function<JoinServiceGrpc.JoinServiceBlockingStub, T> method) {
+        // A hostile service could answer with anything: the answer's size is bounded before it is parsed.
+        ManagedChannel channel = NettyChannelBuilder.forAddress(endpoint.host(), endpoint.port()).sslContext(tls)
+                .maxInboundMessageSize(MAX_TICKET_BYTES).build();
         try {
-            return JoinServiceGrpc.newBlockingStub(channel).withDeadlineAfter(timeout.toMillis(), TimeUnit.MILLISECONDS)
-                    .issueJoinTicket(request);
+            return method.apply(JoinServiceGrpc.newBlockingStub(channel)
+                    .withDeadlineAfter(timeout.toMillis(), TimeUnit.MILLISECONDS));
         } catch (RuntimeException e) {
             if (e instanceof StatusRuntimeException s) {
                 throw s;

@@ -1,14 +1,17 @@
 package dev.sextant.nodeboot.joinclient;
 
-import com.google.protobuf.ByteString;
+import dev.sextant.nodeboot.bringup.BringUp;
+import dev.sextant.nodeboot.bringup.BringUpOutcome;
+import dev.sextant.nodeboot.bringup.KubernetesPlan;
+import dev.sextant.nodeboot.bringup.Membership;
+import dev.sextant.nodeboot.bringup.ServicesPlan;
+import dev.sextant.nodeboot.bringup.Via;
 import dev.sextant.nodeboot.diskcrypt.DiskCryptException;
 import dev.sextant.nodeboot.discovery.ControlPlaneDiscovery;
 import dev.sextant.nodeboot.discovery.Endpoint;
-import dev.sextant.nodeboot.failure.FailureHandler;
 import dev.sextant.nodeboot.keys.ClusterKeys;
-import dev.sextant.nodeboot.kubernetes.DriverResult;
-import dev.sextant.nodeboot.nodelock.LockHolder;
-import dev.sextant.nodeboot.nodelock.LockResult;
+import dev.sextant.nodeboot.kubernetes.JoinSettings;
+import dev.sextant.nodeboot.lifecycle.BootstrapStatus;
 import dev.sextant.nodeboot.nodelock.NodeLock;
 import dev.sextant.proto.v1.IssueJoinTicketRequest;
 import dev.sextant.proto.v1.IssueJoinTicketResponse;
@@ -17,21 +20,21 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
-import java.security.GeneralSecurityException;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * The join path: ask each discovered join service for a ticket (the node attests in the aTLS
- * handshake), back off with full jitter between rounds, and on the first ticket take the node
- * lock and apply it. Stops as soon as the init path holds the lock.
+ * The join path of a fresh node: ask each known join service for a ticket (mutual aTLS: the node
+ * attests, and verifies the service), back off with full jitter between rounds, check the first
+ * ticket's fields and hand it, as a {@link Membership}, to the {@link BringUp} pipeline. Stops as
+ * soon as another path holds the node lock.
  */
 public final class JoinClient {
     private static final Logger LOG = LoggerFactory.getLogger(JoinClient.class);
 
     /** Everything the join path needs from this node. */
-    public record Node(String name, boolean controlPlane, DiskUuid diskUuid) {
+    public record Node(String name, boolean controlPlane, boolean kubernetesInstalled, DiskUuid diskUuid) {
     }
 
     @FunctionalInterface
@@ -43,20 +46,18 @@ public final class JoinClient {
     private final ControlPlaneDiscovery discovery;
     private final JoinTransport transport;
     private final NodeLock lock;
-    private final TicketApplier applier;
-    private final FailureHandler failure;
+    private final BringUp bringUp;
     private final Backoff backoff;
     private final Sleeper sleeper;
     private final AtomicBoolean stopRequested = new AtomicBoolean();
 
     public JoinClient(Node node, ControlPlaneDiscovery discovery, JoinTransport transport, NodeLock lock,
-                      TicketApplier applier, FailureHandler failure, Backoff backoff, Sleeper sleeper) {
+                      BringUp bringUp, Backoff backoff, Sleeper sleeper) {
         this.node = node;
         this.discovery = discovery;
         this.transport = transport;
         this.lock = lock;
-        this.applier = applier;
-        this.failure = failure;
+        this.bringUp = bringUp;
         this.backoff = backoff;
         this.sleeper = sleeper;
     }
@@ -84,56 +85,55 @@ public final class JoinClient {
         }
     }
 
-    /** A ticket outcome, or null when no endpoint gave one this round. */
+    /** A ticket outcome, or null when no endpoint gave a usable one this round. */
     private JoinOutcome oneRound() throws InterruptedException {
         List<Endpoint> endpoints;
-        KubeletCredentials kubelet;
         IssueJoinTicketRequest request;
         try {
             endpoints = discovery.endpoints();
-            kubelet = KubeletCredentials.create(node.name());
+            // k3s makes its own kubelet credentials: no CSR (the field is kubeadm's).
             request = IssueJoinTicketRequest.newBuilder().setDiskUuid(node.diskUuid().read()).setNodeName(node.name())
-                    .setKubeletCsr(ByteString.copyFrom(kubelet.csrDer())).setControlPlane(node.controlPlane()).build();
-        } catch (IOException | GeneralSecurityException | DiskCryptException e) {
+                    .setControlPlane(node.controlPlane()).build();
+        } catch (IOException | DiskCryptException e) {
             LOG.warn("Cannot prepare a join request: {}", e.getMessage());
             return null;
         }
         for (Endpoint endpoint : endpoints) {
+            IssueJoinTicketResponse ticket;
             try {
-                IssueJoinTicketResponse ticket = transport.issueJoinTicket(endpoint, request);
-                LOG.info("Join ticket from {}", endpoint);
-                return applyTicket(endpoint, ticket, kubelet);
+                ticket = transport.issueJoinTicket(endpoint, request);
             } catch (StatusRuntimeException e) {
                 LOG.warn("Join service {} refused or unreachable: {}", endpoint, e.getStatus());
+                continue;
             }
+            List<String> problems = TicketCheck.problems(ticket, node.kubernetesInstalled());
+            if (!problems.isEmpty()) {
+                LOG.warn("Join ticket from {} refused, nothing applied: {}", endpoint, String.join("; ", problems));
+                continue;
+            }
+            LOG.info("Join ticket from {}", endpoint);
+            return bringUp(endpoint, ticket);
         }
         return null;
     }
 
-    private JoinOutcome applyTicket(Endpoint endpoint, IssueJoinTicketResponse ticket, KubeletCredentials kubelet)
-            throws InterruptedException {
+    private JoinOutcome bringUp(Endpoint endpoint, IssueJoinTicketResponse ticket) throws InterruptedException {
         byte[] clusterId = ClusterKeys.clusterId(ticket.getMeasurementSecret().toByteArray(),
                 ticket.getMeasurementSalt().toByteArray());
-        try {
-            LockResult locked = lock.tryLockOnce(LockHolder.JOIN, clusterId);
-            if (locked instanceof LockResult.AlreadyLocked already) {
-                return JoinOutcome.lockedBy(already.by());
-            }
-            DriverResult kubernetes = applier.apply(ticket, node.name(), kubelet);
-            if (kubernetes instanceof DriverResult.Failed failed) {
-                return fatal(failed.message());
-            }
-            return new JoinOutcome.Joined(endpoint.toString(), kubernetes);
-        } catch (IOException | DiskCryptException e) {
-            return fatal(e.getMessage());
-        } catch (RuntimeException e) {
-            // Past the lock even a bug must end in reset and reboot, not a half-joined node.
-            return fatal("unexpected " + e);
+        KubernetesPlan kubernetes = ticket.hasK3S()
+                ? new KubernetesPlan.Join(new JoinSettings(node.name(), ticket.getK3S().getServerUrl(), ticket.getK3S().getToken(),
+                node.controlPlane()))
+                : new KubernetesPlan.None();
+        Membership membership = new Membership(Via.JOIN, node.controlPlane() ? BootstrapStatus.Role.CONTROL_PLANE
+                : BootstrapStatus.Role.WORKER, node.name(), clusterId, ticket.getStateDiskKey().toByteArray(),
+                ticket.getDiscoveryKey().toByteArray(), kubernetes, new ServicesPlan.None(), null, null);
+        BringUpOutcome outcome = bringUp.run(membership, (step, detail) -> LOG.info("Join: {}: {}", step, detail));
+        if (outcome instanceof BringUpOutcome.LockLost lost) {
+            return JoinOutcome.lockedBy(lost.holder());
         }
-    }
-
-    private JoinOutcome fatal(String reason) {
-        failure.fatal("join: " + reason);
-        return new JoinOutcome.Failed(reason);
+        if (outcome instanceof BringUpOutcome.Failed failed) {
+            return new JoinOutcome.Failed(failed.reason());
+        }
+        return new JoinOutcome.Joined(endpoint.toString(), (BringUpOutcome.Bootstrapped) outcome);
     }
 }

@@ -1,67 +1,49 @@
 package dev.sextant.nodeboot.joinclient;
 
 import dev.sextant.attestation.issue.Attester;
-import dev.sextant.attestation.policy.Measurements;
-import dev.sextant.attestation.verify.AkTrust;
-import dev.sextant.attestation.verify.DocumentVerifier;
-import dev.sextant.attestation.verify.VerifierPolicy;
+import dev.sextant.nodeboot.atls.JoinServiceTrust;
+import dev.sextant.nodeboot.bringup.BringUp;
 import dev.sextant.nodeboot.diskcrypt.StateDisk;
-import dev.sextant.nodeboot.diskcrypt.StateDiskSettings;
+import dev.sextant.nodeboot.discovery.CombinedDiscovery;
 import dev.sextant.nodeboot.discovery.ControlPlaneDiscovery;
 import dev.sextant.nodeboot.discovery.Endpoint;
 import dev.sextant.nodeboot.discovery.MetadataFileDiscovery;
 import dev.sextant.nodeboot.discovery.StaticDiscovery;
-import dev.sextant.nodeboot.failure.FailureHandler;
+import dev.sextant.nodeboot.gossip.EndpointDiscovery;
 import dev.sextant.nodeboot.initserver.NodeIdentity;
+import dev.sextant.nodeboot.kubernetes.KubernetesDriver;
 import dev.sextant.nodeboot.nodelock.NodeLock;
 import io.micronaut.context.annotation.Factory;
+import jakarta.inject.Named;
 import jakarta.inject.Singleton;
 
-import java.io.InputStream;
-import java.nio.file.Files;
-import java.security.cert.CertificateFactory;
-import java.security.cert.X509Certificate;
+import javax.net.ssl.SSLException;
 import java.util.List;
 
-/** Builds the join path from configuration; only used when {@link JoinClientSettings#enabled()}. */
+/** The join-service side of the node: where the services are, how they are called, the join path. */
 @Factory
 final class JoinClientFactory {
-    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(JoinClientFactory.class);
-
+    /** The configured list (or metadata file), then the join services endpoint discovery knows. */
     @Singleton
-    JoinClient joinClient(JoinClientSettings settings, NodeIdentity identity, Attester attester, NodeLock lock,
-                          TicketApplier applier, FailureHandler failure, StateDisk disk,
-                          StateDiskSettings diskSettings) throws Exception {
-        ControlPlaneDiscovery discovery = settings.hasEndpointsFile()
+    @Named("join-services")
+    ControlPlaneDiscovery joinServices(JoinClientSettings settings, EndpointDiscovery discovery) {
+        ControlPlaneDiscovery configured = settings.hasEndpointsFile()
                 ? new MetadataFileDiscovery(settings.endpointsFile())
                 : new StaticDiscovery(settings.endpoints().stream().filter(e -> !e.isBlank()).map(Endpoint::parse).toList());
-        DocumentVerifier serviceVerifier = null;
-        if (settings.serviceMeasurements() != null && settings.serviceEkCa() != null) {
-            serviceVerifier = new DocumentVerifier(new VerifierPolicy(
-                    Measurements.parse(Files.readAllBytes(settings.serviceMeasurements())), ekCa(settings)));
-        } else {
-            // The ticket carries the disk key; say loudly that its sender is taken on trust.
-            LOG.warn("The join service's attestation is NOT verified: set sextant.join.service-measurements and"
-                    + " sextant.join.service-ek-ca for mutual aTLS");
-        }
-        // The join service derives the disk key from the UUID, so a blank disk is formatted before the first request.
-        JoinClient.DiskUuid uuid = () -> {
-            if (!Files.exists(diskSettings.device())) {
-                return "";
-            }
-            disk.bootPassphrase();
-            return disk.uuid();
-        };
-        return new JoinClient(new JoinClient.Node(identity.name(), settings.controlPlane(), uuid), discovery,
-                new AtlsJoinTransport(attester, serviceVerifier, settings.rpcTimeout()), lock, applier, failure,
-                Backoff.standard(), duration -> Thread.sleep(duration.toMillis()));
+        return new CombinedDiscovery(List.of(configured, discovery.joinServices()));
     }
 
-    private static AkTrust ekCa(JoinClientSettings settings) throws Exception {
-        try (InputStream in = Files.newInputStream(settings.serviceEkCa())) {
-            List<X509Certificate> anchors = CertificateFactory.getInstance("X.509").generateCertificates(in)
-                    .stream().map(X509Certificate.class::cast).toList();
-            return AkTrust.ekCa(anchors);
-        }
+    /** Mutual aTLS: the node verifies the join service on join and rejoin (JoinServiceTrust: its own image PCRs, PCR 15 set, AK under the EK CA). */
+    @Singleton
+    AtlsJoinTransport transport(JoinClientSettings settings, Attester attester, JoinServiceTrust trust) throws SSLException {
+        return new AtlsJoinTransport(attester, trust.verifier(), settings.rpcTimeout());
+    }
+
+    @Singleton
+    JoinClient joinClient(JoinClientSettings settings, NodeIdentity identity, @Named("join-services") ControlPlaneDiscovery services,
+                          AtlsJoinTransport transport, NodeLock lock, BringUp bringUp, StateDisk disk, KubernetesDriver kubernetes) {
+        // The join service derives the disk key from the UUID, so a blank disk is formatted before the first request.
+        return new JoinClient(new JoinClient.Node(identity.name(), settings.controlPlane(), kubernetes.installed(), disk::freshUuid),
+                services, transport, lock, bringUp, Backoff.standard(), duration -> Thread.sleep(duration.toMillis()));
     }
 }

@@ -9,15 +9,12 @@ import java.nio.file.Path;
 import java.util.List;
 
 /**
- * The join path. It runs only when endpoints or an endpoints file are configured.
+ * Where join services are, for the join path (which runs only when endpoints or an endpoints file
+ * are configured) and for rejoin at boot.
  *
  * @param endpoints           static HOST:PORT list of join services
  * @param endpointsFile       metadata file with HOST:PORT lines (read before every round)
- * @param controlPlane        join as a control-plane node
- * @param kubeletPkiDir       where the kubelet client certificate and key go
- * @param kubernetesPkiDir    where control-plane files from the ticket go
- * @param serviceMeasurements when set (with serviceEkCa), the join service must attest to these (mutual aTLS)
- * @param serviceEkCa         PEM EK CA bundle for the join service's attestation
+ * @param controlPlane        this node is a control plane (joins as one; serves recovery at boot)
  * @param rpcTimeout          per-call deadline
  */
 @ConfigurationProperties("sextant.join")
@@ -25,10 +22,6 @@ public record JoinClientSettings(
         @Bindable(defaultValue = "") List<String> endpoints,
         @Nullable Path endpointsFile,
         @Bindable(defaultValue = "false") boolean controlPlane,
-        @Bindable(defaultValue = "/run/state/kubelet/pki") Path kubeletPkiDir,
-        @Bindable(defaultValue = "/etc/rancher/k3s/pki") Path kubernetesPkiDir,
-        @Nullable Path serviceMeasurements,
-        @Nullable Path serviceEkCa,
         @Bindable(defaultValue = "30s") java.time.Duration rpcTimeout) {
 
     /**

@@ -1,12 +1,12 @@
 package dev.sextant.nodeboot.joinclient;
 
-import dev.sextant.nodeboot.kubernetes.DriverResult;
+import dev.sextant.nodeboot.bringup.BringUpOutcome;
 import dev.sextant.nodeboot.nodelock.LockHolder;
 
 /** How the join path ended. */
 public sealed interface JoinOutcome {
-    /** Ticket applied; {@code kubernetes} says whether Kubernetes started, is absent, or failed. */
-    record Joined(String endpoint, DriverResult kubernetes) implements JoinOutcome {
+    /** The ticket's membership was brought up; {@code bootstrapped} is what the status line says. */
+    record Joined(String endpoint, BringUpOutcome.Bootstrapped bootstrapped) implements JoinOutcome {
     }
 
     /** Another path holds the node lock (or stop was requested); nothing was changed. */

@@ -74,6 +74,33 @@ public final class K3sDriver implements KubernetesDriver {
         }
     }
 
+    /**
+     * The first server restarts over its own datastore (no --cluster-init: k3s finds it); a joined
+     * server or agent connects again to the server it joined.
+     */
+    @Override
+    public DriverResult restart(RestartSettings restart) throws InterruptedException {
+        if (!installed()) {
+            return notInstalled();
+        }
+        try {
+            List<String> args = restart.firstServer() ? List.of("server")
+                    : List.of(restart.controlPlane() ? "server" : "agent", "--server", restart.serverUrl(), "--token", restart.token());
+            Process k3s = start(args);
+            if (k3s.waitFor(settings.joinSettle().toMillis(), TimeUnit.MILLISECONDS) && k3s.exitValue() != 0) {
+                return new DriverResult.Failed("k3s " + args.get(0) + " exited with " + k3s.exitValue() + " on restart, see " + logFile());
+            }
+            return new DriverResult.Started(new byte[0]);
+        } catch (IOException e) {
+            return new DriverResult.Failed("restarting k3s: " + e.getMessage());
+        }
+    }
+
+    @Override
+    public boolean installed() {
+        return Files.isExecutable(settings.binary());
+    }
+
     private DriverResult notInstalled() {
         LOG.warn("Kubernetes: not installed ({} is missing or not executable)", settings.binary());
         return new DriverResult.NotInstalled(settings.binary() + " is missing or not executable");

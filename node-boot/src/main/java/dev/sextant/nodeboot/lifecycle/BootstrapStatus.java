@@ -1,5 +1,6 @@
 package dev.sextant.nodeboot.lifecycle;
 
+import dev.sextant.nodeboot.bringup.BringUpOutcome;
 import dev.sextant.nodeboot.diskcrypt.DiskCryptException;
 import dev.sextant.nodeboot.diskcrypt.StateDisk;
 import dev.sextant.nodeboot.diskcrypt.StateDiskSettings;
@@ -15,7 +16,8 @@ import org.slf4j.LoggerFactory;
 /**
  * The end of bootstrapping as one machine-readable line on standard output (the node's unit sends
  * it to the serial console, where `sextant mini` and the boot tests read it):
- * {@code SEXTANT-STATUS bootstrapped role=<control-plane|worker> disk=<encrypted:UUID|none> kubernetes=<started|not-installed|failed>}
+ * {@code SEXTANT-STATUS bootstrapped role=<control-plane|worker> disk=<encrypted:UUID|none> kubernetes=<started|not-installed|failed>
+ * via=<init|join|rejoin|recovery> since=<ISO-8601 UTC time the state disk was first initialized, read back from that disk>}
  * (a fatal error prints {@code SEXTANT-STATUS failed reason=<text>} from the failure handler).
  * After "bootstrapped" the process exits (see {@link LifecycleSettings}).
  */
@@ -26,7 +28,7 @@ public final class BootstrapStatus {
     public enum Role {
         CONTROL_PLANE, WORKER;
 
-        String label() {
+        public String label() {
             return name().toLowerCase(Locale.ROOT).replace('_', '-');
         }
     }
@@ -52,12 +54,13 @@ public final class BootstrapStatus {
     }
 
     /** The node is a cluster member: say so once, then leave (when configured to). */
-    public void bootstrapped(Role role, DriverResult kubernetes) throws InterruptedException {
+    public void bootstrapped(BringUpOutcome.Bootstrapped outcome) throws InterruptedException {
         if (!reported.compareAndSet(false, true)) {
             return;
         }
-        out.println("SEXTANT-STATUS bootstrapped role=" + role.label() + " disk=" + diskState()
-                + " kubernetes=" + kubernetesState(kubernetes));
+        out.println("SEXTANT-STATUS bootstrapped role=" + outcome.role().label() + " disk=" + diskState()
+                + " kubernetes=" + kubernetesState(outcome.kubernetes()) + " via=" + outcome.via().label()
+                + " since=" + outcome.since());
         out.flush();
         if (settings.exitAfterBootstrap()) {
             LOG.info("Bootstrapped; exiting in {} ms (systemd restarts the bootstrapper in verify-only mode)",

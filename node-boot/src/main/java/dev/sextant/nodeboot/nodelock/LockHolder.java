@@ -1,9 +1,13 @@
 package dev.sextant.nodeboot.nodelock;
 
-/** The two paths that can turn a fresh node into a cluster member; exactly one of them ever does. */
+/** The paths that can make this boot of a node a cluster member; exactly one of them ever does. */
 public enum LockHolder {
     INIT("init"),
     JOIN("join"),
+    /** A rebooted member whose disk key came back from a join service. */
+    REJOIN("rejoin"),
+    /** A rebooted control plane whose disk key came from the operator. */
+    RECOVERY("recovery"),
     /** PCR 15 was already marked when this process started: a restarted bootstrapper must not bootstrap twice. */
     EARLIER_RUN("an earlier bootstrapper run (PCR 15 is already marked)");
 

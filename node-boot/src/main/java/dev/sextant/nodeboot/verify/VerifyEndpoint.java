@@ -1,5 +1,6 @@
 package dev.sextant.nodeboot.verify;
 
+import dev.sextant.attestation.Purpose;
 import dev.sextant.attestation.issue.AttestationException;
 import dev.sextant.attestation.issue.Attester;
 import dev.sextant.proto.v1.GetAttestationRequest;
@@ -14,12 +15,19 @@ import org.slf4j.LoggerFactory;
 /**
  * Answers a caller's nonce with a fresh attestation document. Plain gRPC is enough: the document
  * itself is the proof, bound to the caller's nonce.
+ *
+ * <p>Any party may call this before proving anything, so it signs nothing the caller chooses but
+ * the nonce, and only under {@link Purpose#VERIFY}. A nonce is all a verifier needs here: it
+ * proves freshness, and the caller keeps no key of the node's to bind (this is a report, not a
+ * channel). Caller-chosen user data under the aTLS qualification let anyone mint the node's aTLS
+ * evidence for their own key (the relay of issue 12); the purpose label refuses that relay in
+ * every aTLS verifier, and with no user data there is no key to bind in the first place.
  */
 @Singleton
 public final class VerifyEndpoint extends VerifyServiceGrpc.VerifyServiceImplBase {
     private static final Logger LOG = LoggerFactory.getLogger(VerifyEndpoint.class);
     static final int NONCE_BYTES = 32;
-    static final int MAX_USER_DATA = 64;
+    private static final byte[] NO_USER_DATA = new byte[0];
 
     private final Attester attester;
 
@@ -35,20 +43,14 @@ public final class VerifyEndpoint extends VerifyServiceGrpc.VerifyServiceImplBas
                     .asRuntimeException());
             return;
         }
-        if (request.getUserData().size() > MAX_USER_DATA) {
-            response.onError(Status.INVALID_ARGUMENT
-                    .withDescription("user_data must be at most " + MAX_USER_DATA + " bytes, got "
-                            + request.getUserData().size())
-                    .asRuntimeException());
-            return;
-        }
         try {
-            var document = attester.attest(request.getNonce().toByteArray(), request.getUserData().toByteArray());
+            var document = attester.attest(Purpose.VERIFY, request.getNonce().toByteArray(), NO_USER_DATA);
             response.onNext(GetAttestationResponse.newBuilder().setAttestation(document).build());
             response.onCompleted();
         } catch (AttestationException e) {
+            // The detail names TPM internals (NV indices, TPM return codes): the log gets it, the caller does not.
             LOG.error("Attestation failed: {}", e.getMessage());
-            response.onError(Status.UNAVAILABLE.withDescription("attestation failed: " + e.getMessage())
+            response.onError(Status.UNAVAILABLE.withDescription("the node cannot produce an attestation right now")
                     .asRuntimeException());
         }
     }

@@ -24,7 +24,7 @@ class KubernetesServicesTest {
 
     private final KubeApiDouble api = new KubeApiDouble();
     private final KubernetesServices services =
-            new KubernetesServices(new KubernetesSettings("sextant/join-service:test", "sextant/kms:test", 30090));
+            new KubernetesServices(new KubernetesSettings("sextant/join-service@sha256:" + "a".repeat(64), "sextant/kms@sha256:" + "b".repeat(64), 30090));
 
     @AfterEach
     void close() {
@@ -34,19 +34,20 @@ class KubernetesServicesTest {
     private ServicesInput input(SignedMeasurements measurements) throws Exception {
         return new ServicesInput(new byte[32], new byte[32], new byte[32], measurements,
                 "-----BEGIN CERTIFICATE-----\n(ek ca)\n-----END CERTIFICATE-----\n", "10.0.0.1:6443",
-                Files.readAllBytes(api.kubeconfig(dir)));
+                Files.readAllBytes(api.kubeconfig(dir)), new dev.sextant.clusterservices.InitNodeBinding("000b" + "ab".repeat(32),
+                "control-plane-0", java.util.List.of("c3833f4f-fab2-41c3-aae8-d8d0f1dc9ee4")));
     }
 
     @Test
-    @DisplayName("are applied through the API with the kubeconfig Kubernetes just wrote: KMS and join service DaemonSets with the given images")
+    @DisplayName("are applied through the API with the kubeconfig Kubernetes just wrote: one DaemonSet whose pod runs the join service and the KMS with the given images")
     void appliedAsDaemonSets() throws Exception {
         SignedMeasurements signed = SignedMeasurements.newBuilder().setJson(ByteString.copyFromUtf8("{}"))
                 .setSignature(ByteString.copyFromUtf8("c2lnbmF0dXJl\n")).setPublicKeyPem("-----BEGIN PUBLIC KEY-----\n").build();
         String line = services.deploy(input(signed));
         assertTrue(line.contains("applied through the Kubernetes API") && line.contains("NodePort 30090"), line);
         List<V1DaemonSet> daemonSets = new AppsV1Api(api.client()).listNamespacedDaemonSet("kube-system").execute().getItems();
-        assertEquals(List.of("sextant/join-service:test", "sextant/kms:test"), daemonSets.stream()
-                .map(d -> d.getSpec().getTemplate().getSpec().getContainers().get(0).getImage()).sorted().toList());
+        assertEquals(List.of("sextant/join-service@sha256:" + "a".repeat(64), "sextant/kms@sha256:" + "b".repeat(64)), daemonSets.stream()
+                .flatMap(d -> d.getSpec().getTemplate().getSpec().getContainers().stream()).map(c -> c.getImage()).sorted().toList());
     }
 
     @Test

@@ -32,8 +32,10 @@ import org.junit.jupiter.api.io.TempDir;
 
 @DisplayName("Cluster services on a control plane without Kubernetes")
 class NodeLocalServicesTest {
-    private static final String MEASUREMENTS = "{\"variant\":\"qemu-vtpm\",\"measurements\":{\"15\":{\"expected\":"
-            + "\"0000000000000000000000000000000000000000000000000000000000000000\",\"warnOnly\":false}}}";
+    // Every PCR a measurements file must cover (4, 9, 11, 12, 13, 15), all zero.
+    private static final String MEASUREMENTS = "{\"variant\":\"qemu-vtpm\",\"measurements\":{"
+            + java.util.stream.Stream.of(4, 9, 11, 12, 13, 15).map(pcr -> "\"" + pcr + "\":{\"expected\":\"" + "00".repeat(32)
+                    + "\",\"warnOnly\":false}").collect(java.util.stream.Collectors.joining(",")) + "}}";
 
     @TempDir
     Path dir;
@@ -82,7 +84,9 @@ class NodeLocalServicesTest {
 
     private static ServicesInput input(SignedMeasurements measurements) {
         return new ServicesInput(new byte[32], new byte[32], new byte[32], measurements,
-                "-----BEGIN CERTIFICATE-----\n(ek ca)\n-----END CERTIFICATE-----\n", "control-plane-0:6443", new byte[0]);
+                "-----BEGIN CERTIFICATE-----\n(ek ca)\n-----END CERTIFICATE-----\n", "control-plane-0:6443", new byte[0],
+                new dev.sextant.clusterservices.InitNodeBinding("000b" + "ab".repeat(32), "control-plane-0",
+                        java.util.List.of("c3833f4f-fab2-41c3-aae8-d8d0f1dc9ee4", "5b1f0c1e-0000-4000-8000-000000000001")));
     }
 
     private Properties properties(String name) throws Exception {
@@ -102,7 +106,7 @@ class NodeLocalServicesTest {
     }
 
     @Test
-    @DisplayName("start the KMS and the join service units, configured to find each other, the measurements and a fresh cluster CA")
+    @DisplayName("start the KMS and the join service units, configured to find each other, the measurements, a fresh cluster CA and the init node's bindings")
     void startsBoth() throws Exception {
         String line = services().deploy(input(signed(MEASUREMENTS)));
 
@@ -116,6 +120,10 @@ class NodeLocalServicesTest {
         assertEquals("false", join.getProperty("sextant.join.kubernetes.enabled"));
         assertEquals("device:/dev/tpmrm0", join.getProperty("sextant.join.atls.server-tpm"));
         assertEquals("control-plane-0:6443", join.getProperty("sextant.join.api-server-endpoint"));
+        assertEquals("000b" + "ab".repeat(32), join.getProperty("sextant.join.init-node.ak-name"), "the init node's AK, bound before the service serves");
+        assertEquals("control-plane-0", join.getProperty("sextant.join.init-node.node-name"));
+        assertEquals("c3833f4f-fab2-41c3-aae8-d8d0f1dc9ee4,5b1f0c1e-0000-4000-8000-000000000001",
+                join.getProperty("sextant.join.init-node.disk-uuids"), "the state disk first, then the data volume");
         Path measurements = Path.of(join.getProperty("sextant.join.measurements.file"));
         MeasurementsFile.verify(measurements, Files.readString(Path.of(join.getProperty("sextant.join.measurements.public-key-file"))));
         assertTrue(Files.readString(Path.of(join.getProperty("sextant.join.ca.cert-file"))).startsWith("-----BEGIN CERTIFICATE-----"));
@@ -124,6 +132,20 @@ class NodeLocalServicesTest {
                 join.getProperty("sextant.join.ca.key-file"), join.getProperty("sextant.join.measurement-salt-file"))) {
             assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(Path.of(secret))), secret);
         }
+    }
+
+    @Test
+    @DisplayName("after a reboot start the same units again from the files init left on the state disk, or say that none are there")
+    void restartAfterReboot() throws Exception {
+        ClusterServicesException none = assertThrows(ClusterServicesException.class, () -> services().restart());
+        assertTrue(none.getMessage().contains("no service configuration"), none.getMessage());
+        services().deploy(input(signed(MEASUREMENTS)));
+        String kmsBefore = Files.readString(dir.resolve("services/kms.properties"));
+        commands.clear();
+        String line = services().restart();
+        assertEquals(List.of(List.of("systemctl", "start", "sextant-kms.service", "sextant-join.service")), commands);
+        assertTrue(line.contains("started again"), line);
+        assertEquals(kmsBefore, Files.readString(dir.resolve("services/kms.properties")), "nothing is rewritten");
     }
 
     @Test

@@ -86,7 +86,12 @@ class StateDiskCryptsetupTest {
         Files.setPosixFilePermissions(keyFile, java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
         Files.delete(keyFile);
         var e = org.junit.jupiter.api.Assertions.assertThrows(DiskCryptException.class, disk::bootPassphrase);
-        assertTrue(e.getMessage().contains("rejoining is not implemented"), e.getMessage());
+        assertTrue(e.getMessage().contains("opens only with its cluster key"), e.getMessage());
         assertEquals(0, test(runner, image, new byte[32]), "the cluster disk is untouched");
+        assertTrue(disk.holdsInitializedCluster());
+        assertTrue(disk.opensWith(new byte[32]), "the cluster key passes --test-passphrase through the validated header copy");
+        byte[] wrong = new byte[32];
+        wrong[0] = 1;
+        assertFalse(disk.opensWith(wrong), "a wrong key is refused");
     }
 }

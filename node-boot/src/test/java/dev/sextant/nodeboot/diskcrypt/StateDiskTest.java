@@ -57,15 +57,17 @@ class StateDiskTest {
     }
 
     @Test
-    @DisplayName("re-keying validates a detached header copy first, changes key slot 0 on that copy, sets the marker and writes it back")
+    @DisplayName("re-keying validates a detached header copy first, changes key slot 0 on that copy and writes it back, then sets the marker the same way")
     void rekeyOrder() throws Exception {
         Recorder recorder = new Recorder();
         recorder.header = LuksHeaderValidatorTest.fixture();
         disk(recorder).rekey("old".getBytes(), new byte[32]);
         assertEquals(List.of("cryptsetup luksHeaderBackup", "cryptsetup luksDump", "cryptsetup luksChangeKey",
-                "cryptsetup token", "cryptsetup luksDump", "cryptsetup luksHeaderRestore"), recorder.commands);
+                "cryptsetup luksDump", "cryptsetup luksHeaderRestore",
+                "cryptsetup luksHeaderBackup", "cryptsetup luksDump", "cryptsetup token", "cryptsetup luksDump",
+                "cryptsetup luksHeaderRestore"), recorder.commands);
         assertEquals("old", recorder.stdins.get(2), "the old passphrase goes through stdin, never argv");
-        assertTrue(recorder.stdins.get(3).contains("\"initialized\":true"));
+        assertTrue(recorder.stdins.get(7).contains("\"initialized\":true"));
         assertFalse(recorder.keyFileSeenBeforeValidation);
         try (var left = Files.list(dir.resolve("work"))) {
             assertEquals(0, left.count(), "no header copy or key file is left behind");
@@ -102,15 +104,38 @@ class StateDiskTest {
     }
 
     @Test
-    @DisplayName("marking for reset flips the token to initialized=false and writes only the header back")
+    @DisplayName("marking a disk this boot formatted for reset flips the token to initialized=false and writes only the header back")
     void markForReset() throws Exception {
         Recorder recorder = new Recorder();
         recorder.header = LuksHeaderValidatorTest.fixture().replace("\"initialized\":false", "\"initialized\":true");
+        Files.write(dir.resolve("state.key"), new byte[32]);
         StateDisk disk = disk(recorder);
+        disk.bootPassphrase();
         assertTrue(disk.isInitialized());
         disk.markForReset();
         assertFalse(disk.isInitialized());
         assertTrue(recorder.commands.contains("cryptsetup luksHeaderRestore"));
         assertEquals("c3833f4f-fab2-41c3-aae8-d8d0f1dc9ee4", disk.uuid(), "the UUID is lower-cased");
+    }
+
+    @Test
+    @DisplayName("a member's disk that this boot did not format is never marked for reset: its data survives a failed boot")
+    void memberDiskIsNotReset() throws Exception {
+        Recorder recorder = new Recorder();
+        recorder.header = LuksHeaderValidatorTest.fixture();
+        StateDisk disk = disk(recorder);
+        var e = assertThrows(DiskCryptException.class, disk::markForReset);
+        assertTrue(e.getMessage().contains("this boot did not format it"), e.getMessage());
+        assertFalse(recorder.commands.contains("cryptsetup token"));
+    }
+
+    @Test
+    @DisplayName("a key is tried with --test-passphrase through the validated header copy, on stdin, without mapping anything")
+    void keyTestUsesTheValidatedCopy() throws Exception {
+        Recorder recorder = new Recorder();
+        recorder.header = LuksHeaderValidatorTest.fixture();
+        assertTrue(disk(recorder).opensWith("cluster-key".getBytes(StandardCharsets.UTF_8)));
+        assertEquals(List.of("cryptsetup luksHeaderBackup", "cryptsetup luksDump", "cryptsetup open"), recorder.commands);
+        assertEquals("cluster-key", recorder.stdins.get(2));
     }
 }

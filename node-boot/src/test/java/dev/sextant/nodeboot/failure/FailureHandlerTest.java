@@ -50,6 +50,6 @@ class FailureHandlerTest {
         assertTrue(handler.failed());
         String written = Files.readString(console);
         assertTrue(written.contains("reboot disabled"), written);
-        assertTrue(written.contains("marking the state disk for reset failed: no state disk"), written);
+        assertTrue(written.contains("state disk not reset: no state disk"), written);
     }
 }

@@ -18,6 +18,7 @@ import java.util.TreeSet;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
+import java.util.stream.Stream;
 
 /**
  * Discovery nodes as separate JVMs, each in its own network namespace, wired by veth pairs to a
@@ -124,19 +125,24 @@ final class NetnsCluster implements AutoCloseable {
         run("ip", "-n", switchNs, "link", "set", "br0", "up");
     }
 
-    /** True when this process may create namespaces; otherwise the reason it cannot. */
-    static String unavailableReason() {
-        try {
-            if (!"root".equals(System.getProperty("user.name"))) {
-                return "netns tests need root (running as " + System.getProperty("user.name") + ")";
-            }
-            String probe = "sxg-probe-" + ProcessHandle.current().pid();
-            run("ip", "netns", "add", probe);
-            run("ip", "netns", "del", probe);
-            return null;
-        } catch (IOException | InterruptedException e) {
-            return "'ip netns' is unavailable: " + e.getMessage();
+    /**
+     * Null when this process may create namespaces; otherwise the missing prerequisite (not root, no
+     * {@code ip}). An {@code ip netns} that is installed but fails is not a missing prerequisite: the
+     * probe's exception propagates and the test fails with {@code ip}'s own message.
+     */
+    static String unavailableReason() throws IOException, InterruptedException {
+        if (!"root".equals(System.getProperty("user.name"))) {
+            return "netns tests need root (running as " + System.getProperty("user.name") + ")";
         }
+        boolean ipInstalled = Stream.of(System.getenv().getOrDefault("PATH", "").split(":"))
+                .anyMatch(dir -> !dir.isEmpty() && Files.isExecutable(Path.of(dir, "ip")));
+        if (!ipInstalled) {
+            return "'ip' is not on PATH (iproute2: scripts/setup.sh installs it)";
+        }
+        String probe = "sxg-probe-" + ProcessHandle.current().pid();
+        run("ip", "netns", "add", probe);
+        run("ip", "netns", "del", probe);
+        return null;
     }
 
     static String ip(int index) {

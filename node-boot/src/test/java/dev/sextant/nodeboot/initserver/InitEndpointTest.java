@@ -97,7 +97,10 @@ class InitEndpointTest implements TestPropertyProvider {
             p.putAll(Map.of("sextant.k3s.binary", k3s.binary().toString(),
                     "sextant.k3s.config-file", k3s.settings().configFile().toString(),
                     "sextant.k3s.kubeconfig", k3s.settings().kubeconfig().toString(),
-                    "sextant.bootstrap.exit-after-bootstrap", "false"));
+                    "sextant.bootstrap.exit-after-bootstrap", "false",
+                    // Cluster-service images are taken by digest only.
+                    "sextant.services.kubernetes.join-image", "sextant/join-service@sha256:" + "a".repeat(64),
+                    "sextant.services.kubernetes.kms-image", "sextant/kms@sha256:" + "b".repeat(64)));
             p.putAll(stateDisk());
             return p;
         } catch (Exception e) {
@@ -123,7 +126,8 @@ class InitEndpointTest implements TestPropertyProvider {
         return Map.of("sextant.state-disk.device", image.toString(), "sextant.state-disk.work-dir",
                 settings.workDir().toString(), "sextant.state-disk.key-file", settings.keyFile().toString(),
                 "sextant.state-disk.pbkdf-memory-kib", "8192", "sextant.state-disk.pbkdf-iterations", "4",
-                "sextant.state-disk.mount.enabled", Boolean.toString(Files.isDirectory(Path.of("/sys/module/dm_crypt"))));
+                "sextant.state-disk.mount.enabled", Boolean.toString(Files.isDirectory(Path.of("/sys/module/dm_crypt"))),
+                "sextant.state-disk.mount.mount-point", dir.resolve("state").toString());
     }
 
     @BeforeAll
@@ -210,8 +214,8 @@ class InitEndpointTest implements TestPropertyProvider {
         assertArrayEquals(sha.digest(MessageDigest.getInstance("SHA-256").digest(clusterId)),
                 tpm.pcr().readAll(TpmAlg.SHA256).get(15), "PCR 15 carries the cluster ID event");
         assertTrue(last.getSuccess().getKubeconfig().toStringUtf8().contains("kind: Config"));
-        assertEquals(2, new AppsV1Api(kubeApi.client()).listNamespacedDaemonSet("kube-system").execute().getItems().size(),
-                "the KMS and join service DaemonSets were applied through the Kubernetes API");
+        assertEquals(1, new AppsV1Api(kubeApi.client()).listNamespacedDaemonSet("kube-system").execute().getItems().size(),
+                "the join service's DaemonSet (its pod runs the KMS beside it) was applied through the Kubernetes API");
         assertEquals(List.of("server --cluster-init --config " + k3s.settings().configFile()), k3s.invocations());
         assertTrue(Files.readString(k3s.configCopy()).contains("- \"api.demo.test\""));
         if (realDisk) {
@@ -226,8 +230,14 @@ class InitEndpointTest implements TestPropertyProvider {
 
     @Test
     @Order(4)
-    @DisplayName("once locked, another init with the right secret gets a failure naming the lock holder, then the node's log")
-    void secondInitGetsFailureAndJournal() {
+    @DisplayName("init is one-shot: a second init with the right secret is refused (FAILED_PRECONDITION on an initialized disk, else the lock holder and the node's log)")
+    void secondInitIsRefused() {
+        if (realDisk) {
+            var e = assertThrows(io.grpc.StatusRuntimeException.class, () -> call(good().build(), new ArrayList<>()));
+            assertEquals(io.grpc.Status.Code.FAILED_PRECONDITION, e.getStatus().getCode());
+            assertTrue(e.getStatus().getDescription().contains("already holds an initialized cluster disk"), e.getMessage());
+            return;
+        }
         List<InitResponse> received = call(good().build(), new ArrayList<>());
         assertTrue(received.get(0).hasFailure(), received.toString());
         assertEquals("node is already locked by init", received.get(0).getFailure().getError());

@@ -7,12 +7,10 @@ import dev.sextant.attestation.tpm.TpmAlg;
 import dev.sextant.attestation.verify.AkTrust;
 import dev.sextant.attestation.verify.DocumentVerifier;
 import dev.sextant.attestation.verify.VerifierPolicy;
-import dev.sextant.nodeboot.diskcrypt.ProcessCommandRunner;
-import dev.sextant.nodeboot.diskcrypt.StateDisk;
-import dev.sextant.nodeboot.diskcrypt.StateDiskSettings;
+import dev.sextant.nodeboot.bringup.TestNode;
+import dev.sextant.nodeboot.bringup.Via;
+import dev.sextant.nodeboot.diskcrypt.FakeLuks;
 import dev.sextant.nodeboot.discovery.StaticDiscovery;
-import dev.sextant.nodeboot.failure.FailureHandler;
-import dev.sextant.nodeboot.failure.FailureSettings;
 import dev.sextant.nodeboot.keys.ClusterKeys;
 import dev.sextant.nodeboot.kubernetes.K3sDriver;
 import dev.sextant.nodeboot.kubernetes.StandInK3s;
@@ -22,6 +20,7 @@ import dev.sextant.nodeboot.nodelock.TpmPcrMarker;
 import dev.sextant.tpm.attest.TpmAttester;
 import dev.sextant.tpm.testkit.Swtpm;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
@@ -35,12 +34,14 @@ import java.security.MessageDigest;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -85,17 +86,23 @@ class JoinClientTest {
                 new TreeMap<>(Map.of(16, new ExpectedValue(pcr16, false)))), AkTrust.ekCa(List.of(swtpm.ca().certificate()))));
     }
 
-    private record Node(JoinClient client, NodeLock lock, List<Duration> sleeps, StandInK3s k3s, JoinClientSettings settings) {
+    private record Node(JoinClient client, NodeLock lock, List<Duration> sleeps, StandInK3s k3s, TestNode boot) {
+    }
+
+    private final List<TestNode> boots = new ArrayList<>();
+
+    @AfterEach
+    void closeBoots() throws Exception {
+        for (TestNode boot : boots) {
+            boot.close();
+        }
     }
 
     private Node node(TestJoinService service, DocumentVerifier serviceVerifier, int maxRounds) throws Exception {
-        StandInK3s k3s = StandInK3s.create(Files.createDirectories(dir.resolve("k3s")), 0);
-        var settings = new JoinClientSettings(List.of(), null, false, dir.resolve("kubelet"), dir.resolve("pki"),
-                null, null, Duration.ofSeconds(10));
-        var diskSettings = new StateDiskSettings(dir.resolve("no-disk"), dir.resolve("luks"), dir.resolve("key"), 8192, 4);
-        StateDisk disk = new StateDisk(diskSettings, new ProcessCommandRunner());
-        NodeLock lock = new NodeLock(new TpmPcrMarker(swtpm.client()));
-        var failure = new FailureHandler(new FailureSettings("disabled", dir.resolve("console")), () -> { }, () -> { });
+        StandInK3s k3s = StandInK3s.create(Files.createDirectories(dir.resolve("k3s-" + boots.size())), 0);
+        TestNode boot = new TestNode(Files.createDirectories(dir.resolve("node-" + boots.size())), new FakeLuks(),
+                new TpmPcrMarker(swtpm.client()), new K3sDriver(k3s.settings()));
+        boots.add(boot);
         List<Duration> sleeps = new ArrayList<>();
         JoinClient[] self = new JoinClient[1];
         Sleeper recording = d -> {
@@ -104,12 +111,11 @@ class JoinClientTest {
                 self[0].stop();
             }
         };
-        self[0] = new JoinClient(new JoinClient.Node("node-b", false, () -> ""),
+        self[0] = new JoinClient(new JoinClient.Node("node-b", false, true, boot.disk::freshUuid),
                 new StaticDiscovery(List.of(service.endpoint())),
-                new AtlsJoinTransport(attester, serviceVerifier, Duration.ofSeconds(10)), lock,
-                new TicketApplier(settings, disk, diskSettings, new K3sDriver(k3s.settings())), failure,
+                new AtlsJoinTransport(attester, serviceVerifier, Duration.ofSeconds(10)), boot.lock, boot.bringUp,
                 new Backoff(Duration.ofSeconds(1), Duration.ofSeconds(30), () -> 0.5), recording);
-        return new Node(self[0], lock, sleeps, k3s, settings);
+        return new Node(self[0], boot.lock, sleeps, k3s, boot);
     }
 
     @Test
@@ -128,7 +134,7 @@ class JoinClientTest {
     }
 
     @Test
-    @DisplayName("a good node gets its ticket, takes the lock (PCR 15 = cluster ID event), writes its kubelet files and joins with k3s agent")
+    @DisplayName("a good node gets its ticket, takes the lock (PCR 15 = cluster ID event), re-keys its disk, records its state on it and joins with k3s agent")
     void goodNodeJoins() throws Exception {
         byte[] before = swtpm.client().pcr().readAll(TpmAlg.SHA256).get(15);
         try (var service = new TestJoinService(null, policy((byte) 0))) {
@@ -143,9 +149,17 @@ class JoinClientTest {
                     swtpm.client().pcr().readAll(TpmAlg.SHA256).get(15));
             assertEquals(List.of("agent --server https://127.0.0.1:6443 --token K10cafe::abcdef.0123456789abcdef --config "
                     + node.k3s().settings().configFile()), node.k3s().invocations());
-            assertTrue(Files.readString(node.settings().kubeletPkiDir().resolve("kubelet-client-key.pem"))
-                    .startsWith("-----BEGIN EC PRIVATE KEY-----"));
+            assertTrue(node.boot().luks.opensWith(TestJoinService.STATE_DISK_KEY), "slot 0 holds the ticket's disk key");
+            assertTrue(node.boot().luks.initialized());
+            var state = node.boot().stateFile.read();
+            assertEquals("worker", state.role());
+            assertEquals("agent", state.kubernetes().mode());
+            assertEquals(HexFormat.of().formatHex(clusterId), state.clusterIdHex());
             assertEquals("node-b", service.requests.get(0).getNodeName());
+            assertEquals(FakeLuks.UUID, service.requests.get(0).getDiskUuid());
+            assertTrue(service.requests.get(0).getKubeletCsr().isEmpty(), "k3s makes its own kubelet credentials");
+            var joined = (JoinOutcome.Joined) outcome;
+            assertEquals(Via.JOIN, joined.bootstrapped().via());
             assertEquals(List.of(), node.sleeps(), "no retry was needed");
         }
     }
@@ -159,6 +173,21 @@ class JoinClientTest {
             assertEquals(List.of(), service.requests, "the node sent no CSR to an unverified service");
             Node trusting = node(service, policy((byte) 0), 2);
             assertInstanceOf(JoinOutcome.Joined.class, trusting.client().run(), "the same service passes the right policy");
+        }
+    }
+
+    @Test
+    @DisplayName("a ticket with a short disk key or without the k3s plan is refused before the lock: the node stays fresh and asks again")
+    void malformedTicketIsRefusedBeforeTheLock() throws Exception {
+        try (var service = new TestJoinService(null, policy((byte) 0))) {
+            service.ticket = TestJoinService.ticket().toBuilder().setStateDiskKey(com.google.protobuf.ByteString.copyFrom(new byte[16]))
+                    .clearK3S().build();
+            Node node = node(service, null, 2);
+            assertInstanceOf(JoinOutcome.Stopped.class, node.client().run());
+            assertEquals(2, service.requests.size(), "asked again each round");
+            assertTrue(node.lock().holder().isEmpty(), "the node stays fresh");
+            assertFalse(node.boot().luks.initialized(), "the disk was not re-keyed");
+            assertEquals(List.of(), node.k3s().invocations());
         }
     }
 

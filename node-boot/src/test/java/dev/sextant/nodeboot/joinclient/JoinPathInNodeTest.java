@@ -3,6 +3,9 @@ package dev.sextant.nodeboot.joinclient;
 import com.google.protobuf.ByteString;
 import dev.sextant.atls.AtlsContexts;
 import dev.sextant.attestation.Variant;
+import dev.sextant.attestation.testkit.SoftwareTpmAttester;
+import dev.sextant.attestation.testkit.SoftwareTpmOptions;
+import dev.sextant.attestation.testkit.TestPki;
 import dev.sextant.attestation.policy.ExpectedValue;
 import dev.sextant.attestation.policy.Measurements;
 import dev.sextant.attestation.verify.AkTrust;
@@ -57,18 +60,29 @@ class JoinPathInNodeTest implements TestPropertyProvider {
         Swtpm.assumeAvailable();
         try {
             swtpm = Swtpm.provisioned();
+            // The join service runs the node's own image (its PCRs 4, 9, 11, 12, 13) on a bootstrapped control plane (PCR 15 set).
+            var ownPcrs = swtpm.client().pcr().readAll(dev.sextant.attestation.tpm.TpmAlg.SHA256);
             swtpm.releaseClient();
+            var serviceOptions = SoftwareTpmOptions.defaults().withEvents(List.of()).withPcr(15, filled(0x15));
+            for (int pcr : List.of(4, 9, 11, 12, 13)) {
+                serviceOptions = serviceOptions.withPcr(pcr, ownPcrs.get(pcr));
+            }
+            var serviceCa = new TestPki("join-service-ek-ca");
             var fresh = new Measurements(Variant.QEMU_VTPM, new TreeMap<>(Map.of(15, new ExpectedValue(new byte[32], false))));
-            joinService = new TestJoinService(null,
+            joinService = new TestJoinService(new SoftwareTpmAttester(serviceCa, serviceOptions),
                     new DocumentVerifier(new VerifierPolicy(fresh, AkTrust.ekCa(List.of(swtpm.ca().certificate())))));
             dir = Files.createTempDirectory("sextant-join-node-");
+            Files.writeString(dir.resolve("service-ek-ca.pem"), "-----BEGIN CERTIFICATE-----\n"
+                    + java.util.Base64.getMimeEncoder(64, "\n".getBytes()).encodeToString(serviceCa.caCertificate().getEncoded())
+                    + "\n-----END CERTIFICATE-----\n");
             k3s = StandInK3s.create(dir, 0);
             Files.writeString(dir.resolve("hash"), InitSecretHash.format(new byte[16], INIT_SECRET));
             Files.writeString(dir.resolve("node.log"), "node log\n");
             return Map.ofEntries(Map.entry("sextant.tpm.address", swtpm.tpmArg()),
                     Map.entry("sextant.tpm.event-log", "/nonexistent"),
                     Map.entry("sextant.join.endpoints", joinService.endpoint().toString()),
-                    Map.entry("sextant.join.kubelet-pki-dir", dir.resolve("kubelet").toString()),
+                    Map.entry("sextant.node.join-service.ek-ca-file", dir.resolve("service-ek-ca.pem").toString()),
+                    Map.entry("sextant.state-disk.mount.mount-point", dir.resolve("state").toString()),
                     Map.entry("sextant.state-disk.device", dir.resolve("no-disk").toString()),
                     Map.entry("sextant.k3s.binary", k3s.binary().toString()),
                     Map.entry("sextant.k3s.config-file", k3s.settings().configFile().toString()),
@@ -83,6 +97,12 @@ class JoinPathInNodeTest implements TestPropertyProvider {
         } catch (Exception e) {
             throw new IllegalStateException("preparing the node", e);
         }
+    }
+
+    private static byte[] filled(int value) {
+        byte[] b = new byte[32];
+        java.util.Arrays.fill(b, (byte) value);
+        return b;
     }
 
     @AfterAll

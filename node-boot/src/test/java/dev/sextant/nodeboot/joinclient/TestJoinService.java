@@ -8,73 +8,108 @@ import dev.sextant.attestation.verify.AttestationVerifier;
 import dev.sextant.nodeboot.discovery.Endpoint;
 import dev.sextant.proto.v1.IssueJoinTicketRequest;
 import dev.sextant.proto.v1.IssueJoinTicketResponse;
+import dev.sextant.proto.v1.IssueRejoinTicketRequest;
+import dev.sextant.proto.v1.IssueRejoinTicketResponse;
 import dev.sextant.proto.v1.JoinServiceGrpc;
+import dev.sextant.proto.v1.K3sJoin;
 import io.grpc.Server;
 import io.grpc.Status;
 import io.grpc.netty.NettyServerBuilder;
 import io.grpc.stub.StreamObserver;
-import org.bouncycastle.pkcs.PKCS10CertificationRequest;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A small JoinService for tests (the real one is in join-api): client-attested aTLS, so a node
- * whose quote fails {@code verifier} never reaches the method; it checks the CSR names the node.
+ * whose quote fails {@code verifier} never reaches a method; it attests itself when given an
+ * attester. Join tickets carry a k3s plan; rejoin tickets carry {@link #rejoinKey} while it is set,
+ * and are refused (PERMISSION_DENIED) otherwise.
  */
-final class TestJoinService extends JoinServiceGrpc.JoinServiceImplBase implements AutoCloseable {
-    static final byte[] MEASUREMENT_SECRET = new byte[32];
-    static final byte[] MEASUREMENT_SALT = new byte[32];
+public final class TestJoinService extends JoinServiceGrpc.JoinServiceImplBase implements AutoCloseable {
+    public static final byte[] STATE_DISK_KEY = filled(0x5d);
+    public static final byte[] MEASUREMENT_SECRET = filled(0x4d);
+    public static final byte[] MEASUREMENT_SALT = filled(0x53);
+    public static final byte[] DISCOVERY_KEY = filled(0x44);
 
-    final AtomicInteger refusedHandshakes = new AtomicInteger();
-    final List<IssueJoinTicketRequest> requests = new CopyOnWriteArrayList<>();
+    public final AtomicInteger refusedHandshakes = new AtomicInteger();
+    public final List<IssueJoinTicketRequest> requests = new CopyOnWriteArrayList<>();
+    public final List<IssueRejoinTicketRequest> rejoinRequests = new CopyOnWriteArrayList<>();
+    /** What a rejoin ticket carries as the disk key; null: rejoin is refused. */
+    public volatile byte[] rejoinKey;
     private final Server server;
 
-    TestJoinService(Attester attesterOrNull, AttestationVerifier verifier) throws IOException {
-        AttestationVerifier counting = (document, nonce, userData) -> {
+    public TestJoinService(Attester attesterOrNull, AttestationVerifier verifier) throws IOException {
+        this(attesterOrNull, verifier, 0);
+    }
+
+    /** On {@code port} (0: any), so a test can stop the service and start it again where nodes look for it. */
+    public TestJoinService(Attester attesterOrNull, AttestationVerifier verifier, int port) throws IOException {
+        AttestationVerifier counting = (document, purpose, nonce, userData) -> {
             try {
-                return verifier.verify(document, nonce, userData);
+                return verifier.verify(document, purpose, nonce, userData);
             } catch (AttestationRejected e) {
                 refusedHandshakes.incrementAndGet();
                 throw e;
             }
         };
-        server = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0))
+        server = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", port))
                 .sslContext(AtlsContexts.server(attesterOrNull, counting)).addService(this).build().start();
     }
 
-    Endpoint endpoint() {
+    public Endpoint endpoint() {
         return new Endpoint("127.0.0.1", server.getPort());
     }
+
+    /** The ticket this service hands out; a test may change it. */
+    public static IssueJoinTicketResponse ticket() {
+        return IssueJoinTicketResponse.newBuilder()
+                .setStateDiskKey(ByteString.copyFrom(STATE_DISK_KEY))
+                .setMeasurementSecret(ByteString.copyFrom(MEASUREMENT_SECRET))
+                .setMeasurementSalt(ByteString.copyFrom(MEASUREMENT_SALT))
+                .setDiscoveryKey(ByteString.copyFrom(DISCOVERY_KEY))
+                .setK3S(K3sJoin.newBuilder().setServerUrl("https://127.0.0.1:6443").setToken("K10cafe::abcdef.0123456789abcdef"))
+                .build();
+    }
+
+    /** What {@link #issueJoinTicket} answers. */
+    public volatile IssueJoinTicketResponse ticket = ticket();
 
     @Override
     public void issueJoinTicket(IssueJoinTicketRequest request, StreamObserver<IssueJoinTicketResponse> response) {
         requests.add(request);
-        try {
-            var csr = new PKCS10CertificationRequest(request.getKubeletCsr().toByteArray());
-            if (!csr.getSubject().toString().equals("O=system:nodes,CN=system:node:" + request.getNodeName())) {
-                response.onError(Status.INVALID_ARGUMENT.withDescription("CSR subject " + csr.getSubject()).asRuntimeException());
-                return;
-            }
-        } catch (IOException e) {
-            response.onError(Status.INVALID_ARGUMENT.withDescription("CSR: " + e.getMessage()).asRuntimeException());
+        response.onNext(ticket);
+        response.onCompleted();
+    }
+
+    @Override
+    public void issueRejoinTicket(IssueRejoinTicketRequest request, StreamObserver<IssueRejoinTicketResponse> response) {
+        rejoinRequests.add(request);
+        byte[] key = rejoinKey;
+        if (key == null) {
+            response.onError(Status.PERMISSION_DENIED.withDescription("disk " + request.getDiskUuid()
+                    + " is not bound to this AK").asRuntimeException());
             return;
         }
-        response.onNext(IssueJoinTicketResponse.newBuilder()
-                .setStateDiskKey(ByteString.copyFrom(new byte[32]))
+        response.onNext(IssueRejoinTicketResponse.newBuilder().setStateDiskKey(ByteString.copyFrom(key))
                 .setMeasurementSecret(ByteString.copyFrom(MEASUREMENT_SECRET))
                 .setMeasurementSalt(ByteString.copyFrom(MEASUREMENT_SALT))
-                .setKubeletCertificate(ByteString.copyFromUtf8("-----BEGIN CERTIFICATE-----\nstand-in\n-----END CERTIFICATE-----\n"))
-                .setApiServerEndpoint("127.0.0.1:6443").setK3SToken("K10cafe::abcdef.0123456789abcdef")
-                .build());
+                .setDiscoveryKey(ByteString.copyFrom(DISCOVERY_KEY)).build());
         response.onCompleted();
     }
 
     @Override
     public void close() {
         server.shutdownNow();
+    }
+
+    private static byte[] filled(int value) {
+        byte[] b = new byte[32];
+        Arrays.fill(b, (byte) value);
+        return b;
     }
 }

@@ -1,5 +1,8 @@
 package dev.sextant.nodeboot.lifecycle;
 
+import dev.sextant.nodeboot.bringup.BringUpOutcome;
+import dev.sextant.nodeboot.bringup.Via;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.sextant.nodeboot.diskcrypt.ProcessCommandRunner;
@@ -42,9 +45,12 @@ class BootstrapStatusTest {
     @DisplayName("is one machine-readable console line, printed once, and then the bootstrapper exits")
     void oneLineThenExit() throws Exception {
         BootstrapStatus status = status(true);
-        status.bootstrapped(BootstrapStatus.Role.WORKER, new DriverResult.NotInstalled("no k3s"));
-        status.bootstrapped(BootstrapStatus.Role.WORKER, new DriverResult.NotInstalled("no k3s"));
-        assertEquals("SEXTANT-STATUS bootstrapped role=worker disk=none kubernetes=not-installed\n",
+        var rejoined = new BringUpOutcome.Bootstrapped(BootstrapStatus.Role.WORKER, new DriverResult.NotInstalled("no k3s"),
+                Via.REJOIN, "2026-11-24T03:00:00Z", new byte[0]);
+        status.bootstrapped(rejoined);
+        status.bootstrapped(rejoined);
+        assertEquals("SEXTANT-STATUS bootstrapped role=worker disk=none kubernetes=not-installed via=rejoin"
+                        + " since=2026-11-24T03:00:00Z\n",
                 console.toString(StandardCharsets.UTF_8));
         assertEquals(List.of(Duration.ofSeconds(2)), exits);
     }
@@ -52,8 +58,10 @@ class BootstrapStatusTest {
     @Test
     @DisplayName("keeps the process when exiting is switched off")
     void noExitWhenDisabled() throws Exception {
-        status(false).bootstrapped(BootstrapStatus.Role.CONTROL_PLANE, new DriverResult.Started(new byte[0]));
-        assertEquals("SEXTANT-STATUS bootstrapped role=control-plane disk=none kubernetes=started\n",
+        status(false).bootstrapped(new BringUpOutcome.Bootstrapped(BootstrapStatus.Role.CONTROL_PLANE,
+                new DriverResult.Started(new byte[0]), Via.INIT, "2026-11-24T03:00:00Z", new byte[0]));
+        assertEquals("SEXTANT-STATUS bootstrapped role=control-plane disk=none kubernetes=started via=init"
+                        + " since=2026-11-24T03:00:00Z\n",
                 console.toString(StandardCharsets.UTF_8));
         assertEquals(List.of(), exits);
     }

@@ -1,6 +1,7 @@
 package dev.sextant.nodeboot.verify;
 
 import com.google.protobuf.ByteString;
+import dev.sextant.attestation.Purpose;
 import dev.sextant.attestation.verify.Qualification;
 import dev.sextant.proto.v1.GetAttestationRequest;
 import dev.sextant.proto.v1.VerifyServiceGrpc;
@@ -49,6 +50,7 @@ class VerifyEndpointTest implements TestPropertyProvider {
     GrpcEmbeddedServer server;
 
     private ManagedChannel channel;
+    private DocumentVerifier verifier;
     private final AtomicReference<AttestedState> serverState = new AtomicReference<>();
 
     @Override
@@ -69,8 +71,9 @@ class VerifyEndpointTest implements TestPropertyProvider {
                 new TreeMap<>(Map.of(15, new ExpectedValue(new byte[32], false))));
         var verifier = new DocumentVerifier(new VerifierPolicy(zeroPcr15,
                 AkTrust.ekCa(List.of(swtpm.ca().certificate()))));
-        AttestationVerifier recording = (document, nonce, userData) -> {
-            AttestedState state = verifier.verify(document, nonce, userData);
+        this.verifier = verifier;
+        AttestationVerifier recording = (document, purpose, nonce, userData) -> {
+            AttestedState state = verifier.verify(document, purpose, nonce, userData);
             serverState.set(state);
             return state;
         };
@@ -99,8 +102,8 @@ class VerifyEndpointTest implements TestPropertyProvider {
     }
 
     @Test
-    @DisplayName("answers a 32-byte nonce with a document whose quote is bound to that nonce")
-    void quotesForTheCallersNonce() {
+    @DisplayName("answers a 32-byte nonce with a document quoted under the verify purpose for that nonce alone")
+    void quotesForTheCallersNonce() throws Exception {
         byte[] nonce = new byte[32];
         new SecureRandom().nextBytes(nonce);
         var response = VerifyServiceGrpc.newBlockingStub(channel)
@@ -110,9 +113,10 @@ class VerifyEndpointTest implements TestPropertyProvider {
         assertEquals(1, document.getQuotesCount());
         assertEquals(24, document.getQuotes(0).getPcrsCount());
         byte[] attest = document.getQuotes(0).getAttest().toByteArray();
-        byte[] qualification = Qualification.of(nonce, new byte[0]);
-        assertTrue(indexOf(attest, qualification) >= 0, "TPMS_ATTEST carries SHA-256(nonce || user data)");
+        byte[] qualification = Qualification.of(Purpose.VERIFY, nonce, new byte[0]);
+        assertTrue(indexOf(attest, qualification) >= 0, "TPMS_ATTEST carries the VERIFY qualification of the nonce");
         assertArrayEquals(new byte[0], document.getUserData().toByteArray());
+        assertEquals(24, verifier.verify(document.toByteArray(), Purpose.VERIFY, nonce, new byte[0]).pcrs().size());
     }
 
     @Test
@@ -123,17 +127,6 @@ class VerifyEndpointTest implements TestPropertyProvider {
                 GetAttestationRequest.newBuilder().setNonce(ByteString.copyFrom(new byte[5])).build()));
         assertEquals(Status.Code.INVALID_ARGUMENT, e.getStatus().getCode());
         assertEquals("nonce must be 32 bytes, got 5", e.getStatus().getDescription());
-    }
-
-    @Test
-    @DisplayName("refuses more than 64 bytes of user data with INVALID_ARGUMENT saying so")
-    void refusesLongUserData() {
-        var stub = VerifyServiceGrpc.newBlockingStub(channel);
-        var e = assertThrows(StatusRuntimeException.class, () -> stub.getAttestation(GetAttestationRequest
-                .newBuilder().setNonce(ByteString.copyFrom(new byte[32]))
-                .setUserData(ByteString.copyFrom(new byte[65])).build()));
-        assertEquals(Status.Code.INVALID_ARGUMENT, e.getStatus().getCode());
-        assertEquals("user_data must be at most 64 bytes, got 65", e.getStatus().getDescription());
     }
 
     private static int indexOf(byte[] haystack, byte[] needle) {

@@ -1,6 +1,7 @@
 package dev.sextant.tpm.attest;
 
 import com.google.protobuf.ByteString;
+import dev.sextant.attestation.Purpose;
 import dev.sextant.attestation.Variant;
 import dev.sextant.attestation.issue.AttestationException;
 import dev.sextant.attestation.issue.Attester;
@@ -108,8 +109,8 @@ public final class TpmAttester implements Attester, AutoCloseable {
     public byte[] akPublic() { return ak.tpmtPublic(); }
 
     @Override
-    public AttestationDocument attest(byte[] nonce, byte[] userData) throws AttestationException {
-        byte[] qualifyingData = Qualification.of(nonce, userData);
+    public AttestationDocument attest(Purpose purpose, byte[] nonce, byte[] userData) throws AttestationException {
+        byte[] qualifyingData = Qualification.of(purpose, nonce, userData);
         Quote quote = client.exclusive(() -> quoteConsistently(qualifyingData));
         return AttestationDocument.newBuilder()
                 .setVariant(Variant.QEMU_VTPM.id())

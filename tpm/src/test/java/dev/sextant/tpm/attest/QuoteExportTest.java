@@ -1,5 +1,7 @@
 package dev.sextant.tpm.attest;
 
+import dev.sextant.attestation.Purpose;
+import dev.sextant.attestation.verify.Qualification;
 import dev.sextant.proto.v1.AttestationDocument;
 import dev.sextant.tpm.testkit.Swtpm;
 import org.junit.jupiter.api.AfterAll;
@@ -10,8 +12,10 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
@@ -21,6 +25,8 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 /** Our quote checked by the reference tool, tpm2_checkquote (tpm2-tools 5.4). */
 @Tag("peer")
 class QuoteExportTest {
+    private static final byte[] NONCE = "nonce".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] USER_DATA = "user data".getBytes(StandardCharsets.US_ASCII);
     private static Swtpm swtpm;
     private static AttestationDocument doc;
 
@@ -35,7 +41,7 @@ class QuoteExportTest {
         swtpm = Swtpm.provisioned();
         swtpm.client().pcr().extend(23, new byte[32]);    // not all PCRs zero: the digest must place values right
         try (TpmAttester attester = new TpmAttester(swtpm.client(), Path.of("/nonexistent"))) {
-            doc = attester.attest("nonce".getBytes(), "user data".getBytes());
+            doc = attester.attest(Purpose.VERIFY, NONCE, USER_DATA);
         }
     }
 
@@ -62,6 +68,15 @@ class QuoteExportTest {
     void accepted(@TempDir Path dir) throws Exception {
         QuoteExport.Exported e = QuoteExport.write(doc, dir);
         assertEquals(0, checkquote(e, dir), () -> log(dir));
+    }
+
+    @Test
+    @DisplayName("tpm2_checkquote accepts the purpose-bound qualifying data computed independently of the quote")
+    void acceptsPurposeBoundQualifyingData(@TempDir Path dir) throws Exception {
+        QuoteExport.Exported e = QuoteExport.write(doc, dir);
+        String expected = HexFormat.of().formatHex(Qualification.of(Purpose.VERIFY, NONCE, USER_DATA));
+        QuoteExport.Exported computed = new QuoteExport.Exported(e.akPub(), e.message(), e.signature(), e.pcrs(), expected);
+        assertEquals(0, checkquote(computed, dir), () -> log(dir));
     }
 
     @Test

@@ -1,5 +1,6 @@
 package dev.sextant.tpm.attest;
 
+import dev.sextant.attestation.Purpose;
 import dev.sextant.attestation.tpm.TpmWriter;
 import dev.sextant.proto.v1.AttestationDocument;
 import dev.sextant.tpm.command.TpmClient;
@@ -60,7 +61,7 @@ class RequoteTest {
             ExtendAfterFirstQuote transport = new ExtendAfterFirstQuote(new SwtpmSocketTransport(swtpm.host(), swtpm.port()));
             try (TpmClient client = new TpmClient(transport);
                  TpmAttester attester = new TpmAttester(client, Path.of("/nonexistent"))) {
-                AttestationDocument doc = attester.attest(new byte[8], new byte[0]);
+                AttestationDocument doc = attester.attest(Purpose.ATLS_SERVER, new byte[8], new byte[0]);
                 assertEquals(2, transport.quotes, "one quote invalidated by the extend, one consistent");
                 TpmAttesterTest.assertSoundQuote(doc, new byte[8], new byte[0]);
             }

@@ -1,5 +1,6 @@
 package dev.sextant.tpm.attest;
 
+import dev.sextant.attestation.Purpose;
 import com.google.protobuf.ByteString;
 import dev.sextant.attestation.Variant;
 import dev.sextant.attestation.policy.ExpectedValue;
@@ -45,6 +46,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class SwtpmRejectionMatrixTest {
+    /** The node's evidence as an aTLS client of the join service: the purpose every row verifies for. */
+    private static final Purpose PURPOSE = Purpose.ATLS_CLIENT;
     private static final byte[] USER_DATA = sha256("SPKI of this handshake's certificate");
     private static final byte[] ZERO = new byte[32];
 
@@ -88,7 +91,7 @@ class SwtpmRejectionMatrixTest {
     @DisplayName("accepts a swtpm quote whose AK chains to the EK CA and whose PCRs match")
     void acceptsAGoodQuote() throws Exception {
         byte[] nonce = nonce();
-        AttestedState state = verifier(expect(4, 9, 15)).verify(quote(nonce), nonce, USER_DATA);
+        AttestedState state = verifier(expect(4, 9, 15)).verify(quote(nonce), PURPOSE, nonce, USER_DATA);
         assertArrayEquals(bootPcrs.get(4), state.pcrs().get(4));
         assertTrue(state.warnings().isEmpty());
     }
@@ -105,8 +108,16 @@ class SwtpmRejectionMatrixTest {
     @DisplayName("rejects a document replayed for another handshake's nonce")
     void replayedNonce() throws Exception {
         byte[] doc = quote(nonce());
-        var e = assertThrows(AttestationRejected.class, () -> verifier(expect(15)).verify(doc, nonce(), USER_DATA));
+        var e = assertThrows(AttestationRejected.class, () -> verifier(expect(15)).verify(doc, PURPOSE, nonce(), USER_DATA));
         assertEquals(Reason.NONCE_MISMATCH, e.reason());
+    }
+
+    @Test
+    @DisplayName("rejects a VerifyService quote offered as aTLS client evidence (relay), naming both purposes")
+    void verifyQuoteRelayedIntoAtls() throws Exception {
+        byte[] nonce = nonce();
+        byte[] doc = attester.attest(Purpose.VERIFY, nonce, USER_DATA).toByteArray();
+        assertRejectedFor(nonce, doc, Reason.WRONG_PURPOSE, "\"sextant/verify/v1\", not \"sextant/atls/v1/client\"");
     }
 
     @Test
@@ -115,7 +126,7 @@ class SwtpmRejectionMatrixTest {
         byte[] nonce = nonce();
         byte[] doc = quote(nonce);
         var e = assertThrows(AttestationRejected.class,
-                () -> verifier(expect(15)).verify(doc, nonce, sha256("another key")));
+                () -> verifier(expect(15)).verify(doc, PURPOSE, nonce, sha256("another key")));
         assertEquals(Reason.KEY_BINDING, e.reason());
     }
 
@@ -156,7 +167,7 @@ class SwtpmRejectionMatrixTest {
         var verifier = verifier(expect(15));
         for (byte[] bad : List.of(Arrays.copyOf(doc, doc.length / 2), Arrays.copyOf(doc, 300 * 1024),
                 bytes("garbage, not a protobuf message at all"))) {
-            var e = assertThrows(AttestationRejected.class, () -> verifier.verify(bad, nonce, USER_DATA));
+            var e = assertThrows(AttestationRejected.class, () -> verifier.verify(bad, PURPOSE, nonce, USER_DATA));
             assertEquals(Reason.MALFORMED, e.reason(), e.getMessage());
         }
     }
@@ -187,7 +198,7 @@ class SwtpmRejectionMatrixTest {
         var policy = expect(4, 15);
         policy.put(14, new ExpectedValue(sha256("unexpected"), true));
         byte[] nonce = nonce();
-        AttestedState state = verifier(policy).verify(quote(nonce), nonce, USER_DATA);
+        AttestedState state = verifier(policy).verify(quote(nonce), PURPOSE, nonce, USER_DATA);
         assertEquals(1, state.warnings().size());
         assertTrue(state.warnings().get(0).contains("PCR 14"), state.warnings().get(0));
     }
@@ -206,7 +217,7 @@ class SwtpmRejectionMatrixTest {
     }
 
     private void assertRejectedFor(byte[] nonce, byte[] doc, Reason reason, String fragment) throws Exception {
-        var e = assertThrows(AttestationRejected.class, () -> verifier(expect(15)).verify(doc, nonce, USER_DATA));
+        var e = assertThrows(AttestationRejected.class, () -> verifier(expect(15)).verify(doc, PURPOSE, nonce, USER_DATA));
         assertEquals(reason, e.reason(), e.getMessage());
         assertTrue(e.getMessage().contains(fragment), e.getMessage());
     }
@@ -214,7 +225,7 @@ class SwtpmRejectionMatrixTest {
     private void assertRejected(DocumentVerifier verifier, Map.Entry<byte[], byte[]> nonceAndDoc, Reason reason,
                                 String fragment) {
         var e = assertThrows(AttestationRejected.class,
-                () -> verifier.verify(nonceAndDoc.getValue(), nonceAndDoc.getKey(), USER_DATA));
+                () -> verifier.verify(nonceAndDoc.getValue(), PURPOSE, nonceAndDoc.getKey(), USER_DATA));
         assertEquals(reason, e.reason(), e.getMessage());
         assertTrue(e.getMessage().contains(fragment), e.getMessage());
     }
@@ -225,7 +236,7 @@ class SwtpmRejectionMatrixTest {
     }
 
     private byte[] quote(byte[] nonce) throws Exception {
-        return attester.attest(nonce, USER_DATA).toByteArray();
+        return attester.attest(PURPOSE, nonce, USER_DATA).toByteArray();
     }
 
     private DocumentVerifier verifier(SortedMap<Integer, ExpectedValue> expected) {

@@ -1,5 +1,6 @@
 package dev.sextant.tpm.attest;
 
+import dev.sextant.attestation.Purpose;
 import dev.sextant.attestation.issue.AttestationException;
 import dev.sextant.attestation.tpm.TpmAlg;
 import dev.sextant.attestation.verify.Qualification;
@@ -57,7 +58,7 @@ class TpmAttesterTest {
         Quote q = doc.getQuotes(0);
         assertEquals(TpmAlg.SHA256, q.getHashAlgorithm());
         QuotedPcrDigest fields = QuotedPcrDigest.parse(q.getAttest().toByteArray());
-        assertArrayEquals(Qualification.of(nonce, userData), fields.extraData());
+        assertArrayEquals(Qualification.of(Purpose.ATLS_SERVER, nonce, userData), fields.extraData());
         TreeMap<Integer, byte[]> pcrs = new TreeMap<>();
         q.getPcrsMap().forEach((k, v) -> pcrs.put(k, v.toByteArray()));
         assertEquals(24, pcrs.size());
@@ -78,7 +79,7 @@ class TpmAttesterTest {
     void documentFields() throws Exception {
         byte[] nonce = "fresh nonce".getBytes();
         byte[] userData = new byte[32];
-        AttestationDocument doc = attester.attest(nonce, userData);
+        AttestationDocument doc = attester.attest(Purpose.ATLS_SERVER, nonce, userData);
         assertEquals("qemu-vtpm", doc.getVariant());
         assertArrayEquals(attester.akPublic(), doc.getAkPublic().toByteArray());
         assertArrayEquals(swtpm.client().nv().read(NvIndices.EK_CERT_RSA), doc.getEkCertificate().toByteArray());
@@ -93,16 +94,16 @@ class TpmAttesterTest {
     void eventLogFromPath(@TempDir Path dir) throws Exception {
         Path log = Files.write(dir.resolve("binary_bios_measurements"), new byte[] {1, 2, 3});
         try (TpmAttester withLog = new TpmAttester(swtpm.client(), log)) {
-            assertArrayEquals(new byte[] {1, 2, 3}, withLog.attest(new byte[8], new byte[0]).getEventLog().toByteArray());
+            assertArrayEquals(new byte[] {1, 2, 3}, withLog.attest(Purpose.ATLS_SERVER, new byte[8], new byte[0]).getEventLog().toByteArray());
         }
     }
 
     @Test
     @DisplayName("the quote reflects a PCR extended before attest()")
     void quoteFollowsPcrs() throws Exception {
-        byte[] before = attester.attest(new byte[8], new byte[0]).getQuotes(0).getPcrsOrThrow(16).toByteArray();
+        byte[] before = attester.attest(Purpose.ATLS_SERVER, new byte[8], new byte[0]).getQuotes(0).getPcrsOrThrow(16).toByteArray();
         swtpm.client().pcr().extend(16, new byte[32]);
-        AttestationDocument after = attester.attest(new byte[8], new byte[0]);
+        AttestationDocument after = attester.attest(Purpose.ATLS_SERVER, new byte[8], new byte[0]);
         assertTrue(!java.util.Arrays.equals(before, after.getQuotes(0).getPcrsOrThrow(16).toByteArray()));
         assertSoundQuote(after, new byte[8], new byte[0]);
     }
@@ -115,7 +116,7 @@ class TpmAttesterTest {
             List<Future<AttestationDocument>> docs = new ArrayList<>();
             for (int i = 0; i < 8; i++) {
                 byte[] nonce = {(byte) i};
-                docs.add(pool.submit(() -> attester.attest(nonce, nonce)));
+                docs.add(pool.submit(() -> attester.attest(Purpose.ATLS_SERVER, nonce, nonce)));
             }
             for (int i = 0; i < 8; i++) {
                 assertSoundQuote(docs.get(i).get(), new byte[] {(byte) i}, new byte[] {(byte) i});

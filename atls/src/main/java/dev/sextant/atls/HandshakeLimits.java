@@ -1,0 +1,25 @@
+package dev.sextant.atls;
+
+/**
+ * How much handshake work an aTLS server accepts at once, so that a flood costs the attacker and
+ * not the node: every handshake makes the server mint a key and quote its TPM (one TPM, serialized).
+ *
+ * @param perSource concurrent unfinished handshakes one source address may hold; more are closed at once
+ * @param workers   threads that run handshake work (minting, quoting, verifying), off the event loop
+ * @param queued    handshake tasks that may wait for a worker; beyond that a handshake fails at once
+ */
+public record HandshakeLimits(int perSource, int workers, int queued) {
+    public HandshakeLimits {
+        if (perSource < 1 || workers < 1 || queued < 1) {
+            throw new IllegalArgumentException("handshake limits need perSource, workers and queued of at least 1");
+        }
+    }
+
+    /**
+     * A node's or join service's server: a TPM quote takes 10 to 50 ms, so 32 queued tasks wait at
+     * most about a second; 4 per source is more than any honest caller (init, verify, join) opens.
+     */
+    public static HandshakeLimits defaults() {
+        return new HandshakeLimits(4, 2, 32);
+    }
+}

@@ -1,0 +1,110 @@
+package dev.sextant.cli.attacks;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.sextant.attestation.Variant;
+import dev.sextant.attestation.policy.ExpectedValue;
+import dev.sextant.attestation.policy.Measurements;
+import dev.sextant.attestation.testkit.SoftwareTpmAttester;
+import dev.sextant.attestation.testkit.SoftwareTpmOptions;
+import dev.sextant.attestation.testkit.TestPki;
+import dev.sextant.cli.Main;
+import dev.sextant.cli.init.MasterSecretFile;
+import dev.sextant.cli.recover.NodeStandIn;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.Base64;
+import java.util.List;
+import java.util.TreeMap;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Attacks on the operator's {@code sextant recover}: whoever answers on the recovery port may be
+ * hostile, and the one thing it wants is a disk key. Each row: the attack, and the refusal.
+ */
+@DisplayName("sextant recover under attack")
+class RecoverAttacksTest {
+    private static final String UUID = "5f1c0e2a-0000-4000-8000-000000000001";
+    private final SoftwareTpmAttester genuine = new SoftwareTpmAttester();
+    @TempDir
+    Path dir;
+
+    private record Run(int exit, String out, String err) {
+    }
+
+    private Run recover(NodeStandIn node, Measurements measurements) throws Exception {
+        MasterSecretFile.loadOrCreate(dir.resolve("master.json"));
+        Path policy = Files.write(dir.resolve("measurements.json"), measurements.toJson());
+        Path ekCa = Files.writeString(dir.resolve("ek-ca.pem"), "-----BEGIN CERTIFICATE-----\n"
+                + Base64.getMimeEncoder().encodeToString(genuine.anchors().get(0).getEncoded())
+                + "\n-----END CERTIFICATE-----\n");
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        int exit = Main.commandLine().setOut(new PrintWriter(out, true)).setErr(new PrintWriter(err, true)).execute(
+                "recover", "--endpoint", "127.0.0.1:" + node.port(), "--master-secret", dir.resolve("master.json").toString(),
+                "--measurements", policy.toString(), "--ek-ca", ekCa.toString(), "--timeout", "5");
+        return new Run(exit, out.toString(), err.toString());
+    }
+
+    private static NodeStandIn standIn(SoftwareTpmAttester attester, String diskUuid) throws Exception {
+        NodeStandIn node = new NodeStandIn(attester, 0);
+        node.diskUuid = diskUuid;
+        node.diskKey = new byte[32];
+        return node;
+    }
+
+    @Test
+    @DisplayName("a node booted from another image asks for the disk key: REJECTED in the handshake, not even Status is sent")
+    void otherImage() throws Exception {
+        byte[] other = new byte[32];
+        Arrays.fill(other, (byte) 0x11);
+        try (NodeStandIn node = standIn(genuine, UUID)) {
+            TreeMap<Integer, ExpectedValue> values = new TreeMap<>(genuine.measurements().measurements());
+            values.put(16, new ExpectedValue(other, false));
+            Run run = recover(node, new Measurements(Variant.QEMU_VTPM, values));
+            assertEquals(1, run.exit(), run.out() + run.err());
+            assertTrue(run.out().startsWith("REJECTED: "), run.out());
+            assertEquals(List.of(), node.calls);
+        }
+    }
+
+    @Test
+    @DisplayName("an emulated TPM whose AK chains to a CA of the attacker's asks for the disk key: REJECTED in the handshake, nothing sent")
+    void foreignTpm() throws Exception {
+        SoftwareTpmAttester forged = new SoftwareTpmAttester(new TestPki("attacker's EK CA"), SoftwareTpmOptions.defaults());
+        try (NodeStandIn node = standIn(forged, UUID)) {
+            Run run = recover(node, forged.measurements());
+            assertEquals(1, run.exit(), run.out() + run.err());
+            assertTrue(run.out().startsWith("REJECTED: "), run.out());
+            assertEquals(List.of(), node.calls);
+        }
+    }
+
+    @Test
+    @DisplayName("a node names a 'disk UUID' that is none (to get a key for another id): refused, no key derived or sent")
+    void notADiskUuid() throws Exception {
+        try (NodeStandIn node = standIn(genuine, "clusterID")) {
+            Run run = recover(node, genuine.measurements());
+            assertEquals(1, run.exit(), run.out() + run.err());
+            assertTrue(run.out().contains("recovery refused: the node reported a disk UUID that is none (\"clusterID\")"), run.out());
+            assertEquals(List.of("Status"), node.calls);
+        }
+    }
+
+    @Test
+    @DisplayName("a node whose disk does not wait (already open) asks again: no key is sent")
+    void notWaiting() throws Exception {
+        try (NodeStandIn node = standIn(genuine, UUID)) {
+            node.waiting = false;
+            Run run = recover(node, genuine.measurements());
+            assertEquals(1, run.exit(), run.out() + run.err());
+            assertEquals(List.of("Status"), node.calls);
+        }
+    }
+}

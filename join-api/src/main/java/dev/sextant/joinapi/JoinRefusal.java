@@ -1,0 +1,37 @@
+package dev.sextant.joinapi;
+
+import dev.sextant.grpcsupport.Refusal;
+import io.grpc.Status;
+
+/** Why the join service refuses a ticket; the lower-case names tag the refusal metric. */
+public enum JoinRefusal implements Refusal.Reason {
+    INVALID_INPUT(Status.Code.INVALID_ARGUMENT),
+    UNATTESTED(Status.Code.UNAUTHENTICATED),
+    /** The disk UUID is bound to another machine's AK. */
+    DISK_BOUND_ELSEWHERE(Status.Code.PERMISSION_DENIED),
+    /** A rejoin for a disk this machine does not own. */
+    DISK_NOT_BOUND(Status.Code.PERMISSION_DENIED),
+    /** This machine already owns another state disk: one state disk per AK. */
+    ONE_DISK_PER_MACHINE(Status.Code.PERMISSION_DENIED),
+    /** This machine already joined under another node name: one name per AK. */
+    ONE_NAME_PER_MACHINE(Status.Code.PERMISSION_DENIED),
+    NODE_NAME_TAKEN(Status.Code.ALREADY_EXISTS),
+    KMS_UNAVAILABLE(Status.Code.UNAVAILABLE),
+    KUBERNETES_UNAVAILABLE(Status.Code.UNAVAILABLE),
+    INTERNAL(Status.Code.INTERNAL);
+
+    private final Status.Code code;
+
+    JoinRefusal(Status.Code code) {
+        this.code = code;
+    }
+
+    @Override
+    public Status.Code code() {
+        return code;
+    }
+
+    public static Refusal invalid(String message) {
+        return new Refusal(INVALID_INPUT, message);
+    }
+}

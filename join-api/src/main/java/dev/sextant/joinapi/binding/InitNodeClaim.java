@@ -1,0 +1,76 @@
+package dev.sextant.joinapi.binding;
+
+import dev.sextant.grpcsupport.Refusal;
+import dev.sextant.joinapi.ticket.InputChecks;
+import io.micronaut.context.annotation.Context;
+import io.micronaut.context.annotation.Value;
+import java.util.Arrays;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Binds the init node's node name and disks (state disk first, then data volumes) to its AK at
+ * start-up, before the join service serves: the init node derived its disk key itself and never
+ * joined, so without this the first attested caller naming its disk UUID or node name would be
+ * given that disk's key or that node's name. Eager ({@link Context}) and a dependency of the
+ * endpoint, so no call is answered before the claim succeeded; idempotent across restarts; if
+ * another machine already holds any of them the service refuses to start.
+ *
+ * <p>Settings: {@code sextant.join.init-node.ak-name} (hex of the TPM AK name),
+ * {@code sextant.join.init-node.node-name}, {@code sextant.join.init-node.disk-uuids} (comma list).
+ * All three or none (a join service whose init node has no Sextant disk, as in tests).
+ */
+@Context
+public class InitNodeClaim {
+    private static final Logger LOG = LoggerFactory.getLogger(InitNodeClaim.class);
+
+    public InitNodeClaim(Bindings bindings,
+                         @Value("${sextant.join.init-node.ak-name:}") String akNameHex,
+                         @Value("${sextant.join.init-node.node-name:}") String nodeName,
+                         @Value("${sextant.join.init-node.disk-uuids:}") String diskUuids) {
+        Optional<InitNode> node = parse(akNameHex.strip(), nodeName.strip(), diskUuids.strip());
+        if (node.isEmpty()) {
+            LOG.warn("no init node configured (sextant.join.init-node.*): nothing is bound before the first join");
+            return;
+        }
+        InitNode n = node.get();
+        try {
+            bindings.claimNode(n.akName(), n.diskUuids().get(0), n.nodeName());
+            bindings.claimDataVolumes(n.akName(), n.diskUuids().subList(1, n.diskUuids().size()));
+        } catch (Refusal r) {
+            throw new IllegalStateException("cannot bind the init node " + n.nodeName() + " to its AK before serving: "
+                    + r.getMessage(), r);
+        }
+        LOG.info("init node {} bound to its AK with {} disk(s) before serving", n.nodeName(), n.diskUuids().size());
+    }
+
+    record InitNode(byte[] akName, String nodeName, List<String> diskUuids) {}
+
+    static Optional<InitNode> parse(String akNameHex, String nodeName, String diskUuids) {
+        if (akNameHex.isEmpty() && nodeName.isEmpty() && diskUuids.isEmpty()) {
+            return Optional.empty();
+        }
+        if (akNameHex.isEmpty() || nodeName.isEmpty() || diskUuids.isEmpty()) {
+            throw new IllegalStateException("sextant.join.init-node.ak-name, node-name and disk-uuids must be set together");
+        }
+        byte[] ak;
+        try {
+            ak = HexFormat.of().parseHex(akNameHex);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalStateException("sextant.join.init-node.ak-name is not hex", e);
+        }
+        List<String> uuids = Arrays.stream(diskUuids.split(",")).map(String::strip).toList();
+        try {
+            InputChecks.nodeName(nodeName);
+            for (String uuid : uuids) {
+                InputChecks.diskUuid(uuid);
+            }
+        } catch (Refusal r) {
+            throw new IllegalStateException("sextant.join.init-node: " + r.getMessage(), r);
+        }
+        return Optional.of(new InitNode(ak, nodeName, uuids));
+    }
+}

@@ -1,0 +1,25 @@
+package dev.sextant.kms;
+
+import dev.sextant.grpcsupport.Refusal;
+import io.grpc.Status;
+
+/** Why the KMS refuses a call; the lower-case names tag the refusal metric. */
+public enum KeyRefusal implements Refusal.Reason {
+    EMPTY_ID(Status.Code.INVALID_ARGUMENT),
+    ID_TOO_LONG(Status.Code.INVALID_ARGUMENT),
+    ID_BAD_CHARACTER(Status.Code.INVALID_ARGUMENT),
+    BAD_LENGTH(Status.Code.INVALID_ARGUMENT),
+    /** The caller is not on loopback, so it is not the join service beside the KMS. */
+    NOT_LOOPBACK(Status.Code.PERMISSION_DENIED);
+
+    private final Status.Code code;
+
+    KeyRefusal(Status.Code code) {
+        this.code = code;
+    }
+
+    @Override
+    public Status.Code code() {
+        return code;
+    }
+}

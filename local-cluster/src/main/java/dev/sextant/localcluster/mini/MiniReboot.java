@@ -1,0 +1,53 @@
+package dev.sextant.localcluster.mini;
+
+import dev.sextant.localcluster.qemu.HostTools;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.function.Consumer;
+
+/**
+ * {@code sextant mini reboot NODE}: a power cycle of one node of a running cluster. QEMU and swtpm
+ * are stopped (QEMU runs with -no-reboot, so this is what a reboot is here), swtpm starts again on
+ * the same TPM state and QEMU with the same arguments; the state disk keeps its content. Then it
+ * waits until the node is back and verified ({@link NodeComeback}). A node that does not come back
+ * keeps running, so its console can be read.
+ */
+public final class MiniReboot {
+    private final MiniLayout layout;
+    private final Consumer<String> progress;
+
+    public MiniReboot(MiniLayout layout, Consumer<String> progress) {
+        this.layout = layout;
+        this.progress = progress;
+    }
+
+    /** Returns once {@code name} is back and verified; the figure goes to {@code figures}. */
+    public void reboot(String name, Duration timeout, OperatorCommand recover, Consumer<String> figures) throws Exception {
+        MiniState state = MiniState.read(layout.stateFile()).orElseThrow(() -> new MiniFailure("no mini cluster in "
+                + layout.dir() + "; start one with 'sextant mini up'"));
+        if (state.running().isEmpty()) {
+            throw new MiniFailure("the mini cluster in " + layout.dir() + " is not running (" + state.phase()
+                    + "); 'sextant mini start' boots it");
+        }
+        Optional<MiniState.Node> found = state.nodes().stream().filter(n -> n.name().equals(name)).findFirst();
+        MiniState.Node node = found.orElseThrow(() -> new MiniFailure("no node " + name + " in the mini cluster in "
+                + layout.dir() + "; its nodes: " + state.nodes().stream().map(MiniState.Node::name).toList()));
+        NodeAttestation clusterPolicy = NodeAttestation.ofCluster(layout);
+        HostTools tools = HostTools.locate().orElseThrow(() -> new MiniFailure("host tools missing: "
+                + String.join("; ", HostTools.missing()) + " (scripts/setup.sh installs them)"));
+
+        MiniDown stopper = new MiniDown(layout, progress);
+        if (!stopper.stop(name, "QEMU", node.qemu(), Duration.ofSeconds(10))
+                || !stopper.stop(name, "swtpm", node.swtpm(), Duration.ofSeconds(5))) {
+            throw new MiniFailure(name + " could not be powered off (its processes survived SIGKILL)");
+        }
+        progress.accept(name + ": powered off; its state disk and TPM state are kept");
+        NodeComeback comeback = new NodeComeback(layout, progress, recover);
+        NodeComeback.PoweredOn on = comeback.powerOn(new BootedNodes(layout, progress, state), node, tools);
+        try {
+            figures.accept(comeback.awaitBack(on, clusterPolicy, timeout).figure());
+        } catch (MiniFailure e) {
+            throw new MiniFailure(e.getMessage() + " (" + name + " keeps running; 'sextant mini down' stops the cluster)", e);
+        }
+    }
+}

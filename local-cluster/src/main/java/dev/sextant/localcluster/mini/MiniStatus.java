@@ -1,0 +1,83 @@
+package dev.sextant.localcluster.mini;
+
+import dev.sextant.attestation.policy.Measurements;
+import dev.sextant.attestation.policy.MeasurementsFile;
+import dev.sextant.localcluster.qemu.ConsoleLog;
+import dev.sextant.localcluster.verify.AtlsProbe;
+import dev.sextant.tpm.swtpm.LocalCa;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/** {@code sextant mini status}: per node its processes, ports, last status line and a fresh aTLS verification. */
+final class MiniStatus {
+    private static final Duration STATUS_VERIFY_TIMEOUT = Duration.ofSeconds(60);
+    private static final Duration POLL = Duration.ofSeconds(2);
+
+    private final MiniLayout layout;
+
+    MiniStatus(MiniLayout layout) {
+        this.layout = layout;
+    }
+
+    /** Reads mini.json and looks at every node; empty when there is no cluster here. */
+    Optional<List<MiniCluster.NodeReport>> status() throws Exception {
+        Optional<MiniState> read = MiniState.read(layout.stateFile());
+        if (read.isEmpty()) {
+            return Optional.empty();
+        }
+        MiniState state = read.get();
+        Optional<NodeAttestation> attestation = policy(state);
+        List<MiniCluster.NodeReport> reports = new ArrayList<>();
+        for (MiniState.Node node : state.nodes()) {
+            boolean qemu = node.qemu() != null && node.qemu().alive();
+            boolean swtpm = node.swtpm() != null && node.swtpm().alive();
+            List<String> lines = new ConsoleLog(Path.of(node.consoleLog())).lines();
+            String last = NodeStatusLine.last(lines).map(NodeStatusLine::line)
+                    .orElse("no status line yet; last line: " + NodeWaits.lastLine(lines, 100));
+            String verify;
+            if (!qemu) {
+                verify = "not running";
+            } else if (attestation.isEmpty()) {
+                verify = "not checked (no measurements in " + layout.dir() + ")";
+            } else {
+                verify = verify(attestation.get(), node);
+            }
+            reports.add(new MiniCluster.NodeReport(node.name(), node.role().label(), qemu, swtpm,
+                    BootedNodes.forwards(node.ports()), last, verify));
+        }
+        return Optional.of(reports);
+    }
+
+    /**
+     * Retries for a while: after bootstrapping the bootstrapper exits and its verify-only successor
+     * needs some 20–40 s under TCG before it answers again.
+     */
+    private static String verify(NodeAttestation attestation, MiniState.Node node) throws IOException {
+        Instant deadline = Instant.now().plus(STATUS_VERIFY_TIMEOUT);
+        while (true) {
+            Optional<AtlsProbe.Outcome> outcome = attestation.once(node.hostPort(NodeRole.BOOTSTRAPPER_PORT));
+            if (outcome.isPresent() || Instant.now().isAfter(deadline) || node.qemu() == null || !node.qemu().alive()) {
+                return outcome.isPresent() ? attestation.describe(outcome)
+                        : "no answer on the aTLS port within " + STATUS_VERIFY_TIMEOUT.toSeconds()
+                        + " s (a bootstrapper restarts after bootstrapping; see the console log " + node.consoleLog() + ")";
+            }
+            NodeWaits.sleep(POLL);
+        }
+    }
+
+    /** Bootstrapped nodes carry the cluster's PCR 15; before init they carry the image's zero. */
+    private Optional<NodeAttestation> policy(MiniState state) throws Exception {
+        Path measurements = state.clusterIdIfKnown().isPresent() ? layout.clusterMeasurements() : layout.measurements();
+        if (!Files.isRegularFile(measurements) || !Files.isRegularFile(layout.caCert())) {
+            return Optional.empty();
+        }
+        Measurements policy = MeasurementsFile.verify(measurements, Files.readString(layout.measurementsPublicKey()));
+        return Optional.of(new NodeAttestation(policy, LocalCa.load(layout.caDir()).certificate()));
+    }
+}

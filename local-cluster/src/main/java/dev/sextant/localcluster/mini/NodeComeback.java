@@ -1,0 +1,120 @@
+package dev.sextant.localcluster.mini;
+
+import dev.sextant.localcluster.qemu.ConsoleHistory;
+import dev.sextant.localcluster.qemu.ConsoleLog;
+import dev.sextant.localcluster.qemu.HostTools;
+import dev.sextant.localcluster.qemu.QemuNode;
+import dev.sextant.localcluster.verify.AtlsProbe;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.function.Consumer;
+
+/**
+ * Powers a stopped node on again as it was first booted (its launch file: same disks, TPM state,
+ * ports and credentials; the previous console kept) and waits until it is back: a control plane's
+ * disk waits for the operator, so it is recovered with the cluster's own master secret through
+ * {@code sextant recover}; a worker rejoins by itself. Back means its status line says
+ * bootstrapped with the same state disk and the same "since" as before the power cycle (a node that
+ * formatted its disk anew is no node that came back), and it verifies over attested TLS with this
+ * cluster's PCR 15.
+ */
+final class NodeComeback {
+    private final MiniLayout layout;
+    private final Consumer<String> progress;
+    private final NodeWaits waits;
+    private final OperatorCommand recover;
+
+    NodeComeback(MiniLayout layout, Consumer<String> progress, OperatorCommand recover) {
+        this.layout = layout;
+        this.progress = progress;
+        this.waits = new NodeWaits(progress);
+        this.recover = recover;
+    }
+
+    /** A node powered on again, with the status line of its previous boot (if it printed one). */
+    record PoweredOn(MiniState.Node node, QemuNode qemu, Optional<NodeStatusLine> before) {
+    }
+
+    /** A node that is back: its status line of this boot, its verification, and the time since power-on. */
+    record Back(String name, NodeRole role, NodeStatusLine status, AtlsProbe.Outcome outcome, Duration fromPowerOn) {
+        /** "power-on -> rejoined and verified: 74 s", the figure issue 13 asks for. */
+        String figure() {
+            String how = switch (status.via()) {
+                case "recovery" -> "recovered";
+                case "rejoin" -> "rejoined";
+                case "join" -> "joined";
+                case "init" -> "initialized";
+                default -> status.via();
+            };
+            return name + ": power-on -> " + how + " and verified: " + fromPowerOn.toSeconds() + " s";
+        }
+    }
+
+    PoweredOn powerOn(BootedNodes booted, MiniState.Node node, HostTools tools) throws IOException {
+        Optional<NodeStatusLine> before = lastBootstrapped(layout.consoleLog(node.name()));
+        NodeLaunch launch = NodeLaunch.read(layout.launch(node.name()));
+        QemuNode qemu = booted.boot(node.name(), node.role(), launch.config(tools, layout.nodeDir(node.name())));
+        return new PoweredOn(node, qemu, before);
+    }
+
+    /** The last "bootstrapped" line of the node's boots so far (a failed boot in between prints none). */
+    static Optional<NodeStatusLine> lastBootstrapped(Path console) throws IOException {
+        for (Path boot : ConsoleHistory.newestFirst(console)) {
+            Optional<NodeStatusLine> status = NodeStatusLine.last(new ConsoleLog(boot).lines())
+                    .filter(NodeStatusLine::bootstrapped);
+            if (status.isPresent()) {
+                return status;
+            }
+        }
+        return Optional.empty();
+    }
+
+    /** {@code timeout}: for the recovery and then for the status line. */
+    Back awaitBack(PoweredOn on, NodeAttestation clusterPolicy, Duration timeout) throws Exception {
+        String name = on.node().name();
+        NodeRole role = on.node().role();
+        if (role == NodeRole.CONTROL_PLANE) {
+            recover(on, timeout);
+        }
+        String what = role == NodeRole.CONTROL_PLANE ? "the end of its bootstrapping after recovery"
+                : "it to rejoin (its disk key from the join service)";
+        NodeStatusLine status = waits.status(name, on.qemu(), timeout, what);
+        checkSameDisk(name, on.before(), status);
+        AtlsProbe.Outcome outcome = waits.verified(name, on.qemu(), clusterPolicy, MiniCluster.REVERIFY_TIMEOUT,
+                "its aTLS port after bootstrapping, with this cluster's PCR 15");
+        return new Back(name, role, status, outcome, on.qemu().uptime());
+    }
+
+    /** The operator's own {@code sextant recover} against the node's forwarded recovery port. */
+    private void recover(PoweredOn on, Duration timeout) throws Exception {
+        String name = on.node().name();
+        List<String> args = List.of("--endpoint", "127.0.0.1:" + on.qemu().hostPort(NodeRole.RECOVERY_PORT),
+                "--master-secret", layout.masterSecret().toString(),
+                "--measurements", layout.measurements().toString(),
+                "--measurements-key", layout.measurementsPublicKey().toString(),
+                "--ek-ca", layout.caCert().toString(),
+                "--timeout", Long.toString(timeout.toSeconds()));
+        progress.accept(name + ": sextant recover " + String.join(" ", args));
+        int exit = recover.run(args, line -> progress.accept("recover| " + line));
+        if (exit != 0) {
+            throw new MiniFailure("recovery of " + name + " failed (sextant recover exit " + exit + "); console log: "
+                    + on.qemu().consoleLog());
+        }
+    }
+
+    void checkSameDisk(String name, Optional<NodeStatusLine> before, NodeStatusLine now) throws MiniFailure {
+        if (before.isEmpty()) {
+            progress.accept(name + ": no earlier boot printed a status line; disk and since not compared");
+            return;
+        }
+        if (!before.get().disk().equals(now.disk()) || !before.get().since().equals(now.since())) {
+            throw new MiniFailure(name + " came back with another state disk: before disk=" + before.get().disk()
+                    + " since=" + before.get().since() + ", now disk=" + now.disk() + " since=" + now.since()
+                    + " (a node must reopen its disk, never format it anew); console log: " + layout.consoleLog(name));
+        }
+        progress.accept(name + ": same state disk as before the power cycle (" + now.disk() + ", since " + now.since() + ")");
+    }
+}

@@ -1,0 +1,125 @@
+package dev.sextant.nodeboot.atls;
+
+import dev.sextant.attestation.Variant;
+import dev.sextant.attestation.policy.ExpectedValue;
+import dev.sextant.attestation.policy.Measurements;
+import dev.sextant.attestation.tpm.TpmAlg;
+import dev.sextant.attestation.verify.AkTrust;
+import dev.sextant.attestation.verify.AttestationRejected;
+import dev.sextant.attestation.verify.AttestationVerifier;
+import dev.sextant.attestation.verify.AttestedState;
+import dev.sextant.attestation.verify.DocumentVerifier;
+import dev.sextant.attestation.verify.Reason;
+import dev.sextant.attestation.verify.VerifierPolicy;
+import dev.sextant.tpm.command.TpmClient;
+import dev.sextant.tpm.command.TpmException;
+import jakarta.inject.Singleton;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.security.cert.CertificateException;
+import java.util.Arrays;
+import java.util.List;
+import java.util.SortedMap;
+import java.util.TreeMap;
+
+/**
+ * The verifier every join and rejoin connection uses for the join service (mutual aTLS): the
+ * node hands its CSR to, and takes its disk key and membership secrets from, only a service that
+ * proves all of the following in the handshake.
+ * <ul>
+ *   <li>PCR 4, 9, 11, 12 and 13 equal THIS NODE'S OWN values, read from its own TPM. The node
+ *       booted the measured image (its disk key depends on it), so the service must run the same
+ *       image. Measurements handed in by the host (SMBIOS credentials, not measured into any PCR)
+ *       could be forged by whoever controls the host; the node's own PCRs cannot.</li>
+ *   <li>PCR 15 is non-zero: the service runs on a bootstrapped control plane, not on a node that
+ *       is itself still waiting to join. Checked on the {@link AttestedState} after the document
+ *       verifier, because a measurement set expresses equality only.</li>
+ *   <li>Its AK chains to the EK CA the node was given ({@code sextant.node.join-service.ek-ca-file}).</li>
+ * </ul>
+ * Only {@code sextant.node.join-service.insecure-skip-verification=true} lowers this, for
+ * development: any AK and any measurements are then accepted (the quote must still be fresh, made
+ * for the aTLS server purpose and correctly signed), with a WARN on every connection. Without the
+ * EK CA file and without that setting, {@link #verifier()} refuses, naming the missing setting.
+ */
+@Singleton
+public final class JoinServiceTrust {
+    private static final Logger LOG = LoggerFactory.getLogger(JoinServiceTrust.class);
+    /** Boot chain (4), kernel and initrd (9), UKI sections incl. the dm-verity root hash (11), the rest of the UKI (12, 13). */
+    static final List<Integer> IMAGE_PCRS = List.of(4, 9, 11, 12, 13);
+    static final int CLUSTER_PCR = 15;
+
+    private final JoinServiceTrustSettings settings;
+    private final TpmClient ownTpm;
+
+    public JoinServiceTrust(JoinServiceTrustSettings settings, TpmClient ownTpm) {
+        this.settings = settings;
+        this.ownTpm = ownTpm;
+    }
+
+    /**
+     * A verifier for the join service's aTLS server evidence. Reads the node's own PCRs now, so
+     * call it when a join or rejoin starts.
+     *
+     * @throws IllegalStateException when neither the EK CA file nor the insecure setting is there,
+     *                               or the node's own TPM cannot be read: the node must not join
+     */
+    public AttestationVerifier verifier() {
+        if (settings.insecureSkipVerification()) {
+            return insecure();
+        }
+        AkTrust ekCa = ekCa();
+        DocumentVerifier documents = new DocumentVerifier(new VerifierPolicy(ownImage(), ekCa));
+        return (document, purpose, nonce, userData) -> bootstrapped(documents.verify(document, purpose, nonce, userData));
+    }
+
+    private AkTrust ekCa() {
+        try {
+            return AkTrust.ekCaPem(Files.readAllBytes(settings.ekCaFile()));
+        } catch (NoSuchFileException e) {
+            throw new IllegalStateException("cannot verify the join service: no EK CA at " + settings.ekCaFile()
+                    + "; set " + JoinServiceTrustSettings.EK_CA_FILE + " to the EK CA bundle this node trusts", e);
+        } catch (IOException | CertificateException | RuntimeException e) {
+            throw new IllegalStateException("cannot verify the join service: the EK CA file " + settings.ekCaFile()
+                    + " (" + JoinServiceTrustSettings.EK_CA_FILE + ") is unreadable or not a PEM bundle: " + e.getMessage(), e);
+        }
+    }
+
+    /** The image PCRs as this node's TPM reports them now, all enforced. */
+    private Measurements ownImage() {
+        SortedMap<Integer, byte[]> own;
+        try {
+            own = ownTpm.pcr().readAll(TpmAlg.SHA256);
+        } catch (TpmException e) {
+            throw new IllegalStateException("cannot verify the join service: reading this node's own PCRs failed: "
+                    + e.getMessage(), e);
+        }
+        SortedMap<Integer, ExpectedValue> expected = new TreeMap<>();
+        for (int pcr : IMAGE_PCRS) {
+            expected.put(pcr, new ExpectedValue(own.get(pcr), false));
+        }
+        return new Measurements(Variant.QEMU_VTPM, expected);
+    }
+
+    private static AttestedState bootstrapped(AttestedState state) throws AttestationRejected {
+        byte[] pcr15 = state.pcrs().get(CLUSTER_PCR);
+        if (pcr15 == null || Arrays.equals(pcr15, new byte[pcr15.length])) {
+            throw new AttestationRejected(Reason.PCR_MISMATCH,
+                    "the join service's PCR 15 is zero: it does not run on a bootstrapped control plane");
+        }
+        return state;
+    }
+
+    private static AttestationVerifier insecure() {
+        DocumentVerifier anything = new DocumentVerifier(new VerifierPolicy(
+                new Measurements(Variant.QEMU_VTPM, new TreeMap<>()), AkTrust.insecureTrustAnyAk()));
+        return (document, purpose, nonce, userData) -> {
+            LOG.warn("INSECURE: the join service's AK and measurements are NOT verified ({}=true)",
+                    JoinServiceTrustSettings.INSECURE);
+            return anything.verify(document, purpose, nonce, userData);
+        };
+    }
+}

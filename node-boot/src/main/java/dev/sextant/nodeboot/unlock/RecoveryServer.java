@@ -1,0 +1,53 @@
+package dev.sextant.nodeboot.unlock;
+
+import dev.sextant.atls.AtlsContexts;
+import dev.sextant.attestation.issue.Attester;
+import io.grpc.Server;
+import io.grpc.netty.NettyServerBuilder;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The recovery endpoint's own gRPC server, up only while the state disk waits for its key:
+ * server-attested aTLS (the operator verifies the node before it sends a key; the node verifies
+ * no client), small messages only.
+ */
+public final class RecoveryServer implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(RecoveryServer.class);
+    private static final int MAX_MESSAGE_BYTES = 4096;
+
+    private final Server server;
+
+    private RecoveryServer(Server server) {
+        this.server = server;
+    }
+
+    public static RecoveryServer start(int port, Attester attester, RecoveryEndpoint endpoint) throws IOException {
+        Server server = NettyServerBuilder.forAddress(new InetSocketAddress(port))
+                .sslContext(AtlsContexts.server(attester, null))
+                .maxInboundMessageSize(MAX_MESSAGE_BYTES)
+                .addService(endpoint)
+                .build()
+                .start();
+        LOG.info("Recovery: serving on port {} while the state disk waits for its key", server.getPort());
+        return new RecoveryServer(server);
+    }
+
+    public int port() {
+        return server.getPort();
+    }
+
+    /** Lets a call in flight (the winning Recover) finish its answer, then stops. */
+    @Override
+    public void close() throws InterruptedException {
+        server.shutdown();
+        if (!server.awaitTermination(5, TimeUnit.SECONDS)) {
+            server.shutdownNow();
+        }
+        LOG.info("Recovery: stopped");
+    }
+}

@@ -1,0 +1,92 @@
+package dev.sextant.nodeboot.unlock;
+
+import dev.sextant.nodeboot.bringup.Via;
+import dev.sextant.nodeboot.discovery.ControlPlaneDiscovery;
+import dev.sextant.nodeboot.discovery.Endpoint;
+import dev.sextant.nodeboot.joinclient.Backoff;
+import dev.sextant.nodeboot.joinclient.RejoinTransport;
+import dev.sextant.nodeboot.joinclient.Sleeper;
+import dev.sextant.nodeboot.joinclient.TicketCheck;
+import dev.sextant.proto.v1.IssueRejoinTicketRequest;
+import dev.sextant.proto.v1.IssueRejoinTicketResponse;
+import io.grpc.StatusRuntimeException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * Asks the join services the node knows for its disk key (IssueRejoinTicket over mutual aTLS),
+ * round after round with full-jitter backoff, until a key opens the disk or the disk stops waiting
+ * (recovery won). A service that is down, refuses, or hands out a key that does not open the disk
+ * costs one round: the node never formats and never gives up.
+ */
+public final class RejoinClient {
+    private static final Logger LOG = LoggerFactory.getLogger(RejoinClient.class);
+
+    private final ControlPlaneDiscovery services;
+    private final RejoinTransport transport;
+    private final DiskUnlocker unlocker;
+    private final Backoff backoff;
+    private final Sleeper sleeper;
+
+    public RejoinClient(ControlPlaneDiscovery services, RejoinTransport transport, DiskUnlocker unlocker, Backoff backoff,
+                        Sleeper sleeper) {
+        this.services = services;
+        this.transport = transport;
+        this.unlocker = unlocker;
+        this.backoff = backoff;
+        this.sleeper = sleeper;
+    }
+
+    /** Runs until the disk no longer waits; returns true when this client's key opened it. */
+    public boolean run(String diskUuid) throws InterruptedException {
+        for (int attempt = 0; unlocker.waitingFor() != null; attempt++) {
+            if (oneRound(diskUuid)) {
+                return true;
+            }
+            Duration wait = backoff.delay(attempt);
+            LOG.info("Rejoin: no key for disk {} in round {}; next round in {} ms", diskUuid, attempt + 1, wait.toMillis());
+            sleeper.sleep(wait);
+        }
+        return false;
+    }
+
+    private boolean oneRound(String diskUuid) throws InterruptedException {
+        List<Endpoint> endpoints;
+        try {
+            endpoints = services.endpoints();
+        } catch (IOException e) {
+            LOG.warn("Rejoin: cannot list join services: {}", e.getMessage());
+            return false;
+        }
+        IssueRejoinTicketRequest request = IssueRejoinTicketRequest.newBuilder().setDiskUuid(diskUuid).build();
+        for (Endpoint endpoint : endpoints) {
+            if (unlocker.waitingFor() == null) {
+                return false;
+            }
+            IssueRejoinTicketResponse ticket;
+            try {
+                ticket = transport.issueRejoinTicket(endpoint, request);
+            } catch (StatusRuntimeException e) {
+                LOG.warn("Rejoin: join service {} refused or unreachable: {}", endpoint, e.getStatus());
+                continue;
+            }
+            List<String> problems = TicketCheck.problems(ticket);
+            if (!problems.isEmpty()) {
+                LOG.warn("Rejoin ticket from {} refused, nothing applied: {}", endpoint, String.join("; ", problems));
+                continue;
+            }
+            try {
+                unlocker.open(diskUuid, ticket.getStateDiskKey().toByteArray(), Via.REJOIN);
+                LOG.info("Rejoin: disk {} opened with the key from {}", diskUuid, endpoint);
+                return true;
+            } catch (UnlockRefused e) {
+                LOG.warn("Rejoin: the key from {} was refused: {}", endpoint, e.getMessage());
+            }
+        }
+        return false;
+    }
+}

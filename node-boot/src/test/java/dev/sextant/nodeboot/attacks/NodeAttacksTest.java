@@ -1,0 +1,284 @@
+package dev.sextant.nodeboot.attacks;
+
+import com.google.protobuf.ByteString;
+import dev.sextant.attestation.testkit.SoftwareTpmAttester;
+import dev.sextant.attestation.verify.AkTrust;
+import dev.sextant.attestation.verify.DocumentVerifier;
+import dev.sextant.attestation.verify.VerifierPolicy;
+import dev.sextant.nodeboot.bringup.FakeKubernetes;
+import dev.sextant.nodeboot.bringup.KubernetesPlan;
+import dev.sextant.nodeboot.bringup.Membership;
+import dev.sextant.nodeboot.bringup.ServicesPlan;
+import dev.sextant.nodeboot.bringup.TestNode;
+import dev.sextant.nodeboot.bringup.Via;
+import dev.sextant.nodeboot.diskcrypt.FakeLuks;
+import dev.sextant.nodeboot.discovery.StaticDiscovery;
+import dev.sextant.nodeboot.initserver.InitEndpoint;
+import dev.sextant.nodeboot.initserver.InitFlow;
+import dev.sextant.nodeboot.initserver.InitSettings;
+import dev.sextant.nodeboot.initserver.JournalSource;
+import dev.sextant.nodeboot.initserver.NodeIdentity;
+import dev.sextant.nodeboot.joinclient.AtlsJoinTransport;
+import dev.sextant.nodeboot.joinclient.Backoff;
+import dev.sextant.nodeboot.joinclient.JoinClient;
+import dev.sextant.nodeboot.joinclient.JoinOutcome;
+import dev.sextant.nodeboot.joinclient.TestJoinService;
+import dev.sextant.nodeboot.keys.ClusterKeys;
+import dev.sextant.nodeboot.kubernetes.DriverResult;
+import dev.sextant.nodeboot.lifecycle.BootstrapStatus;
+import dev.sextant.nodeboot.lifecycle.LifecycleSettings;
+import dev.sextant.nodeboot.lifecycle.ProcessExit;
+import dev.sextant.nodeboot.unlock.BootUnlock;
+import dev.sextant.nodeboot.unlock.DiskUnlocker;
+import dev.sextant.nodeboot.unlock.RecoverySettings;
+import dev.sextant.nodeboot.unlock.UnlockRefused;
+import dev.sextant.proto.v1.InitRequest;
+import dev.sextant.proto.v1.InitResponse;
+import dev.sextant.proto.v1.K3sJoin;
+import io.grpc.Status;
+import io.grpc.stub.StreamObserver;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** Issue 12, node side: one row per attack on a node, each named with the refusal it gets. */
+@DisplayName("Attacks on a node")
+class NodeAttacksTest {
+    @TempDir
+    Path dir;
+
+    private final SoftwareTpmAttester nodeTpm = new SoftwareTpmAttester();
+    private final SoftwareTpmAttester serviceTpm = new SoftwareTpmAttester();
+    private final List<TestNode> nodes = new ArrayList<>();
+
+    @AfterEach
+    void close() throws Exception {
+        for (TestNode node : nodes) {
+            node.close();
+        }
+    }
+
+    private TestNode node() throws Exception {
+        TestNode node = new TestNode(Files.createDirectories(dir.resolve("node-" + nodes.size())), new FakeLuks(),
+                id -> { }, new FakeKubernetes(new DriverResult.Started(new byte[0])));
+        nodes.add(node);
+        return node;
+    }
+
+    private static DocumentVerifier verifierOf(SoftwareTpmAttester tpm) {
+        return new DocumentVerifier(new VerifierPolicy(tpm.measurements(), AkTrust.ekCa(tpm.anchors())));
+    }
+
+    /** Two rounds of the join path against {@code service}, verifying it as the genuine join service. */
+    private JoinOutcome joinTwice(TestNode node, TestJoinService service) throws Exception {
+        AtomicInteger rounds = new AtomicInteger();
+        JoinClient[] client = new JoinClient[1];
+        client[0] = new JoinClient(new JoinClient.Node("worker-0", false, true, node.disk::freshUuid),
+                new StaticDiscovery(List.of(service.endpoint())),
+                new AtlsJoinTransport(nodeTpm, verifierOf(serviceTpm), Duration.ofSeconds(5)), node.lock, node.bringUp,
+                new Backoff(Duration.ofMillis(1), Duration.ofMillis(1), () -> 0.0), d -> {
+                    if (rounds.incrementAndGet() >= 2) {
+                        client[0].stop();
+                    }
+                });
+        return client[0].run();
+    }
+
+    private static void assertNothingApplied(TestNode node) {
+        assertTrue(node.lock.holder().isEmpty(), "the node stays fresh (PCR 15 unmarked)");
+        assertFalse(node.luks.initialized(), "the disk was not re-keyed");
+        assertFalse(node.luks.commands().contains("luksChangeKey"));
+        assertEquals(List.of(), ((FakeKubernetes) node.kubernetes).calls, "Kubernetes was not started");
+    }
+
+    @Test
+    @DisplayName("an impostor join service with valid TLS but no attestation: the node refuses it in the handshake, sends no request and applies nothing")
+    void impostorWithoutAttestation() throws Exception {
+        TestNode node = node();
+        try (var impostor = new TestJoinService(null, verifierOf(nodeTpm))) {
+            assertInstanceOf(JoinOutcome.Stopped.class, joinTwice(node, impostor));
+            assertEquals(List.of(), impostor.requests, "no request reached the impostor");
+            assertNothingApplied(node);
+        }
+    }
+
+    @Test
+    @DisplayName("an impostor join service attesting with other measurements: the node refuses it in the handshake and applies nothing")
+    void impostorWithWrongMeasurements() throws Exception {
+        TestNode node = node();
+        try (var impostor = new TestJoinService(new SoftwareTpmAttester(), verifierOf(nodeTpm))) {
+            assertInstanceOf(JoinOutcome.Stopped.class, joinTwice(node, impostor));
+            assertEquals(List.of(), impostor.requests);
+            assertNothingApplied(node);
+        }
+    }
+
+    @Test
+    @DisplayName("a join service handing out a malformed ticket (16-byte disk key, plain-http server URL): the node refuses it before the lock and applies nothing")
+    void malformedTicket() throws Exception {
+        TestNode node = node();
+        try (var service = new TestJoinService(serviceTpm, verifierOf(nodeTpm))) {
+            service.ticket = TestJoinService.ticket().toBuilder().setStateDiskKey(ByteString.copyFrom(new byte[16]))
+                    .setK3S(K3sJoin.newBuilder().setServerUrl("http://evil.example:80/x").setToken("K10x::y.z")).build();
+            assertInstanceOf(JoinOutcome.Stopped.class, joinTwice(node, service));
+            assertEquals(2, service.requests.size(), "asked, refused, asked again");
+            assertNothingApplied(node);
+        }
+    }
+
+    @Test
+    @DisplayName("an impostor join service offering a rebooted node its key: the node refuses it in the handshake and its disk stays locked")
+    void impostorRejoin() throws Exception {
+        TestNode node = joinedWorker();
+        TestNode rebooted = node.reboot(id -> { }, FakeKubernetes.absent());
+        nodes.add(rebooted);
+        try (var impostor = new TestJoinService(null, verifierOf(nodeTpm))) {
+            impostor.rejoinKey = TestJoinService.STATE_DISK_KEY;
+            AtomicInteger rounds = new AtomicInteger();
+            var unlock = new BootUnlock(new DiskUnlocker(rebooted.disk, rebooted.stateFile), new StaticDiscovery(List.of(impostor.endpoint())),
+                    new AtlsJoinTransport(nodeTpm, verifierOf(serviceTpm), Duration.ofSeconds(5)), nodeTpm, new RecoverySettings(0),
+                    new Backoff(Duration.ofMillis(10), Duration.ofMillis(10), () -> 1.0), d -> {
+                        rounds.incrementAndGet();
+                        Thread.sleep(d.toMillis());
+                    });
+            var waiting = CompletableFuture.runAsync(() -> {
+                try {
+                    unlock.await(FakeLuks.UUID, false);
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            while (rounds.get() < 3) {
+                Thread.sleep(10);
+            }
+            assertFalse(waiting.isDone());
+            assertEquals(List.of(), impostor.rejoinRequests, "the impostor never saw the disk UUID");
+            assertFalse(rebooted.luks.mapped(), "the disk stays locked");
+            waiting.cancel(true);
+        }
+    }
+
+    @Test
+    @DisplayName("a caller guessing a rebooted control plane's disk key: PERMISSION_DENIED, the disk untouched, the node keeps waiting")
+    void recoveryGuess() throws Exception {
+        TestNode rebooted = joinedWorker().reboot(id -> { }, FakeKubernetes.absent());
+        nodes.add(rebooted);
+        DiskUnlocker unlocker = new DiskUnlocker(rebooted.disk, rebooted.stateFile);
+        unlocker.startWaiting(FakeLuks.UUID);
+        var refused = assertThrows(UnlockRefused.class, () -> unlocker.open(FakeLuks.UUID, new byte[32], Via.RECOVERY));
+        assertEquals(UnlockRefused.Kind.WRONG_KEY, refused.kind());
+        assertFalse(rebooted.luks.mapped());
+        assertEquals(FakeLuks.UUID, unlocker.waitingFor(), "still waiting");
+    }
+
+    @Test
+    @DisplayName("a flood of recovery guesses: a guess made while another key is being tried is turned away at once (BUSY), never queued ahead of the operator")
+    void recoveryFlood() throws Exception {
+        TestNode rebooted = joinedWorker().reboot(id -> { }, FakeKubernetes.absent());
+        nodes.add(rebooted);
+        java.util.concurrent.CountDownLatch trying = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        // The first key test takes as long as the test says (argon2id takes seconds on a node).
+        var slowDisk = new dev.sextant.nodeboot.diskcrypt.StateDisk(rebooted.diskSettings,
+                new dev.sextant.nodeboot.diskcrypt.StateMount("sextant-state", rebooted.dir.resolve("state"), true), (argv, stdin) -> {
+                    if (argv.contains("--test-passphrase")) {
+                        trying.countDown();
+                        release.await();
+                    }
+                    return rebooted.luks.run(argv, stdin);
+                });
+        DiskUnlocker unlocker = new DiskUnlocker(slowDisk, rebooted.stateFile);
+        unlocker.startWaiting(FakeLuks.UUID);
+        var first = CompletableFuture.supplyAsync(() -> {
+            try {
+                return unlocker.open(FakeLuks.UUID, new byte[32], Via.RECOVERY);
+            } catch (UnlockRefused e) {
+                return e.kind();
+            } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        trying.await();
+        var busy = assertThrows(UnlockRefused.class, () -> unlocker.open(FakeLuks.UUID, new byte[32], Via.RECOVERY));
+        assertEquals(UnlockRefused.Kind.BUSY, busy.kind());
+        release.countDown();
+        assertEquals(UnlockRefused.Kind.WRONG_KEY, first.get());
+        assertEquals(FakeLuks.UUID, unlocker.waitingFor(), "still waiting for the right key");
+    }
+
+    @Test
+    @DisplayName("init on a node whose disk holds an initialized cluster: FAILED_PRECONDITION, nothing changed")
+    void initOnInitializedNode() throws Exception {
+        TestNode node = joinedWorker();
+        Path hash = dir.resolve("init-secret.hash");
+        byte[] salt = new byte[16];
+        MessageDigest sha = MessageDigest.getInstance("SHA-256");
+        sha.update(salt);
+        byte[] digest = sha.digest("the init secret".getBytes(StandardCharsets.UTF_8));
+        Files.writeString(hash, "sha256:" + HexFormat.of().formatHex(salt) + ":" + HexFormat.of().formatHex(digest) + "\n");
+        InitSettings settings = new InitSettings(hash, dir.resolve("log"), false, "node-x", null);
+        var status = new BootstrapStatus(new LifecycleSettings(false, Duration.ZERO), node.disk, node.diskSettings, new ProcessExit());
+        var endpoint = new InitEndpoint(settings, new InitFlow(node.bringUp, node.disk, new NodeIdentity(settings)),
+                new JournalSource(settings), status, node.disk);
+        List<String> before = node.luks.commands();
+        var answer = new Recorder();
+        endpoint.init(InitRequest.newBuilder().setInitSecret(ByteString.copyFromUtf8("the init secret"))
+                .setMasterSecret(ByteString.copyFrom(new byte[32])).setMasterSalt(ByteString.copyFrom(new byte[32]))
+                .setMeasurementSalt(ByteString.copyFrom(new byte[32])).build(), answer);
+        assertEquals(Status.Code.FAILED_PRECONDITION, Status.fromThrowable(answer.error).getCode());
+        assertTrue(answer.error.getMessage().contains("already holds an initialized cluster disk"), answer.error.getMessage());
+        assertEquals(List.of(), answer.values, "no progress: nothing ran");
+        assertTrue(node.luks.opensWith(TestJoinService.STATE_DISK_KEY), "the disk keeps its key");
+        assertFalse(node.luks.commands().subList(before.size(), node.luks.commands().size()).stream()
+                .anyMatch(c -> c.equals("luksChangeKey") || c.equals("token") || c.equals("luksFormat")), "the disk is untouched");
+    }
+
+    /** A worker that joined: its disk holds the ticket's key and its node state. */
+    private TestNode joinedWorker() throws Exception {
+        TestNode node = node();
+        node.disk.freshUuid();
+        node.bringUp.run(new Membership(Via.JOIN, BootstrapStatus.Role.WORKER, "worker-0",
+                ClusterKeys.clusterId(TestJoinService.MEASUREMENT_SECRET, TestJoinService.MEASUREMENT_SALT),
+                TestJoinService.STATE_DISK_KEY, TestJoinService.DISCOVERY_KEY, new KubernetesPlan.None(), new ServicesPlan.None(),
+                null, null), (step, detail) -> { });
+        assertTrue(node.luks.initialized());
+        return node;
+    }
+
+    private static final class Recorder implements StreamObserver<InitResponse> {
+        final List<InitResponse> values = new ArrayList<>();
+        Throwable error;
+
+        @Override
+        public void onNext(InitResponse value) {
+            values.add(value);
+        }
+
+        @Override
+        public void onError(Throwable t) {
+            error = t;
+        }
+
+        @Override
+        public void onCompleted() {
+        }
+    }
+}

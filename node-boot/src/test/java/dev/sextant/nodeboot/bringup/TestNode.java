@@ -1,0 +1,101 @@
+package dev.sextant.nodeboot.bringup;
+
+import dev.sextant.nodeboot.clusterservices.KubernetesServices;
+import dev.sextant.nodeboot.clusterservices.KubernetesSettings;
+import dev.sextant.nodeboot.clusterservices.NodeLocalServices;
+import dev.sextant.nodeboot.clusterservices.NodeLocalSettings;
+import dev.sextant.nodeboot.datavolume.DataVolumeSettings;
+import dev.sextant.nodeboot.datavolume.DataVolumes;
+import dev.sextant.nodeboot.diskcrypt.CommandRunner;
+import dev.sextant.nodeboot.diskcrypt.FakeLuks;
+import dev.sextant.nodeboot.diskcrypt.StateDisk;
+import dev.sextant.nodeboot.diskcrypt.StateDiskSettings;
+import dev.sextant.nodeboot.diskcrypt.StateMount;
+import dev.sextant.nodeboot.failure.FailureHandler;
+import dev.sextant.nodeboot.failure.FailureSettings;
+import dev.sextant.nodeboot.gossip.DiscoveryResume;
+import dev.sextant.nodeboot.kubernetes.KubernetesDriver;
+import dev.sextant.nodeboot.nodelock.NodeLock;
+import dev.sextant.nodeboot.nodelock.PcrMarker;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * One boot of a node for tests: the real pipeline over a {@link FakeLuks} state disk (which
+ * survives {@link #reboot()}), the node state in a directory standing for the state mount,
+ * node-local services whose "units" are a listening socket, and the given PCR marker and
+ * Kubernetes driver. A new TestNode over the same directory and disk is the next boot.
+ */
+public final class TestNode implements AutoCloseable {
+    public static final String AK_NAME = "000b" + "ab".repeat(32);
+
+    public final Path dir;
+    public final FakeLuks luks;
+    public final StateDiskSettings diskSettings;
+    public final StateDisk disk;
+    public final NodeLock lock;
+    public final NodeStateFile stateFile;
+    public final FailureHandler failure;
+    public final KubernetesDriver kubernetes;
+    public final BringUp bringUp;
+    public final List<List<String>> systemctl = new ArrayList<>();
+    private final ServerSocket services;
+
+    public TestNode(Path dir, FakeLuks luks, PcrMarker marker, KubernetesDriver kubernetes) throws IOException {
+        this.dir = dir;
+        this.luks = luks;
+        this.kubernetes = kubernetes;
+        Path device = dir.resolve("state-disk.raw");
+        if (!Files.exists(device)) {
+            Files.createFile(device);
+        }
+        // Every boot starts with an empty /run: no boot key file, no header copies.
+        Path run = Files.createDirectories(dir.resolve("run-" + System.nanoTime()));
+        this.diskSettings = new StateDiskSettings(device, run.resolve("luks"), run.resolve("state.key"), 8192, 4);
+        StateMount mount = new StateMount("sextant-state", dir.resolve("state"), true);
+        this.disk = new StateDisk(diskSettings, mount, luks);
+        this.lock = new NodeLock(marker);
+        this.stateFile = new NodeStateFile(mount);
+        if (!Files.exists(dir.resolve("console"))) {
+            Files.createFile(dir.resolve("console"));
+        }
+        this.failure = new FailureHandler(new FailureSettings("disabled", dir.resolve("console")), disk, () -> { });
+        this.services = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+        CommandRunner units = (argv, stdin) -> {
+            systemctl.add(argv);
+            return new CommandRunner.Result(0, "", "");
+        };
+        var nodeLocal = new NodeLocalServices(new NodeLocalSettings(dir.resolve("state/sextant/services"),
+                services.getLocalPort(), services.getLocalPort(), "", Duration.ofSeconds(5)), units);
+        var dataVolumes = new DataVolumes(new DataVolumeSettings(false, "", "cp", "", dir, dir, dir, "x", dir,
+                Duration.ofMinutes(1), 8192, 4), (argv, stdin) -> { throw new AssertionError("no data volume"); });
+        this.bringUp = new BringUp(lock, disk, diskSettings, stateFile, dataVolumes, kubernetes, nodeLocal,
+                new KubernetesServices(new KubernetesSettings("sextant/join-service@sha256:" + "a".repeat(64), "sextant/kms@sha256:" + "b".repeat(64), 30090)),
+                DiscoveryResume.disabled(), failure, () -> AK_NAME);
+    }
+
+    /** The console the failure handler writes to ("" when nothing failed). */
+    public String console() throws IOException {
+        Path console = dir.resolve("console");
+        return Files.exists(console) ? Files.readString(console) : "";
+    }
+
+    /** The next boot of this node: same disk and state, fresh lock, /run and PCRs (the caller's marker). */
+    public TestNode reboot(PcrMarker marker, KubernetesDriver kubernetes) throws IOException {
+        close();
+        luks.powerCycle();
+        return new TestNode(dir, luks, marker, kubernetes);
+    }
+
+    @Override
+    public void close() throws IOException {
+        services.close();
+    }
+}
