@@ -76,8 +76,9 @@ public final class DiskUnlocker {
             throw new UnlockRefused(UnlockRefused.Kind.NOT_WAITING, "the state disk is not waiting for a key");
         }
         if (!uuid.equals(diskUuid)) {
-            throw new UnlockRefused(UnlockRefused.Kind.WRONG_DISK, "the key is for disk " + diskUuid
-                    + ", this node's state disk is " + uuid);
+            // The caller's text is not echoed back: only this node's own UUID goes into the answer.
+            throw new UnlockRefused(UnlockRefused.Kind.WRONG_DISK, "the key is for another disk; this node's state disk is "
+                    + uuid);
         }
         try {
             if (!disk.opensWith(key)) {
