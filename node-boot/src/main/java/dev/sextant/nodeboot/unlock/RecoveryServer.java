@@ -1,6 +1,8 @@
 package dev.sextant.nodeboot.unlock;
 
 import dev.sextant.atls.AtlsContexts;
+import dev.sextant.atls.AtlsServers;
+import dev.sextant.atls.HandshakeLimits;
 import dev.sextant.attestation.issue.Attester;
 import io.grpc.Server;
 import io.grpc.netty.NettyServerBuilder;
@@ -14,7 +16,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * The recovery endpoint's own gRPC server, up only while the state disk waits for its key:
  * server-attested aTLS (the operator verifies the node before it sends a key; the node verifies
- * no client), small messages only.
+ * no client), small messages only. Anyone may connect and every handshake costs a TPM quote, so
+ * the handshakes run under the same {@link HandshakeLimits} as the node's main port.
  */
 public final class RecoveryServer implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(RecoveryServer.class);
@@ -27,8 +30,8 @@ public final class RecoveryServer implements AutoCloseable {
     }
 
     public static RecoveryServer start(int port, Attester attester, RecoveryEndpoint endpoint) throws IOException {
-        Server server = NettyServerBuilder.forAddress(new InetSocketAddress(port))
-                .sslContext(AtlsContexts.server(attester, null))
+        Server server = AtlsServers.secure(NettyServerBuilder.forAddress(new InetSocketAddress(port)),
+                        AtlsContexts.server(attester, null), HandshakeLimits.defaults())
                 .maxInboundMessageSize(MAX_MESSAGE_BYTES)
                 .addService(endpoint)
                 .build()
