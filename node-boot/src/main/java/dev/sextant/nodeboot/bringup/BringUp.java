@@ -12,7 +12,7 @@ import dev.sextant.nodeboot.diskcrypt.DiskCryptException;
 import dev.sextant.nodeboot.diskcrypt.StateDisk;
 import dev.sextant.nodeboot.diskcrypt.StateDiskSettings;
 import dev.sextant.nodeboot.failure.FailureHandler;
-import dev.sextant.nodeboot.gossip.DiscoveryResume;
+import dev.sextant.nodeboot.endpointdiscovery.DiscoveryResume;
 import dev.sextant.nodeboot.kubernetes.DriverResult;
 import dev.sextant.nodeboot.kubernetes.KubernetesDriver;
 import dev.sextant.nodeboot.kubernetes.RestartSettings;

@@ -3,7 +3,7 @@ package dev.sextant.nodeboot.joinclient;
 import dev.sextant.atls.AtlsContexts;
 import dev.sextant.attestation.issue.Attester;
 import dev.sextant.attestation.verify.AttestationVerifier;
-import dev.sextant.nodeboot.discovery.Endpoint;
+import dev.sextant.nodeboot.joinservices.Endpoint;
 import dev.sextant.proto.v1.IssueJoinTicketRequest;
 import dev.sextant.proto.v1.IssueJoinTicketResponse;
 import dev.sextant.proto.v1.IssueRejoinTicketRequest;

@@ -6,7 +6,7 @@ import dev.sextant.nodeboot.bringup.BringUpOutcome;
 import dev.sextant.nodeboot.bringup.Membership;
 import dev.sextant.nodeboot.diskcrypt.DiskCryptException;
 import dev.sextant.nodeboot.diskcrypt.StateDisk;
-import dev.sextant.nodeboot.discovery.ControlPlaneDiscovery;
+import dev.sextant.nodeboot.joinservices.ControlPlaneDiscovery;
 import dev.sextant.nodeboot.failure.FailureHandler;
 import dev.sextant.nodeboot.initserver.InitSettings;
 import dev.sextant.nodeboot.joinclient.AtlsJoinTransport;

@@ -2,7 +2,7 @@ package dev.sextant.nodeboot.unlock;
 
 import dev.sextant.attestation.issue.Attester;
 import dev.sextant.nodeboot.bringup.Membership;
-import dev.sextant.nodeboot.discovery.ControlPlaneDiscovery;
+import dev.sextant.nodeboot.joinservices.ControlPlaneDiscovery;
 import dev.sextant.nodeboot.joinclient.Backoff;
 import dev.sextant.nodeboot.joinclient.RejoinTransport;
 import dev.sextant.nodeboot.joinclient.Sleeper;

@@ -1,8 +1,8 @@
 package dev.sextant.nodeboot.unlock;
 
 import dev.sextant.nodeboot.bringup.Via;
-import dev.sextant.nodeboot.discovery.ControlPlaneDiscovery;
-import dev.sextant.nodeboot.discovery.Endpoint;
+import dev.sextant.nodeboot.joinservices.ControlPlaneDiscovery;
+import dev.sextant.nodeboot.joinservices.Endpoint;
 import dev.sextant.nodeboot.joinclient.Backoff;
 import dev.sextant.nodeboot.joinclient.RejoinTransport;
 import dev.sextant.nodeboot.joinclient.Sleeper;

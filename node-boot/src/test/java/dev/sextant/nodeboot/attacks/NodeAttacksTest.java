@@ -12,7 +12,7 @@ import dev.sextant.nodeboot.bringup.ServicesPlan;
 import dev.sextant.nodeboot.bringup.TestNode;
 import dev.sextant.nodeboot.bringup.Via;
 import dev.sextant.nodeboot.diskcrypt.FakeLuks;
-import dev.sextant.nodeboot.discovery.StaticDiscovery;
+import dev.sextant.nodeboot.joinservices.StaticDiscovery;
 import dev.sextant.nodeboot.initserver.InitEndpoint;
 import dev.sextant.nodeboot.initserver.InitFlow;
 import dev.sextant.nodeboot.initserver.InitSettings;

@@ -13,7 +13,7 @@ import dev.sextant.nodeboot.diskcrypt.StateDiskSettings;
 import dev.sextant.nodeboot.diskcrypt.StateMount;
 import dev.sextant.nodeboot.failure.FailureHandler;
 import dev.sextant.nodeboot.failure.FailureSettings;
-import dev.sextant.nodeboot.gossip.DiscoveryResume;
+import dev.sextant.nodeboot.endpointdiscovery.DiscoveryResume;
 import dev.sextant.nodeboot.kubernetes.KubernetesDriver;
 import dev.sextant.nodeboot.nodelock.NodeLock;
 import dev.sextant.nodeboot.nodelock.PcrMarker;

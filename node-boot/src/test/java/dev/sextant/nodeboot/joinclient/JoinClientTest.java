@@ -10,7 +10,7 @@ import dev.sextant.attestation.verify.VerifierPolicy;
 import dev.sextant.nodeboot.bringup.TestNode;
 import dev.sextant.nodeboot.bringup.Via;
 import dev.sextant.nodeboot.diskcrypt.FakeLuks;
-import dev.sextant.nodeboot.discovery.StaticDiscovery;
+import dev.sextant.nodeboot.joinservices.StaticDiscovery;
 import dev.sextant.nodeboot.keys.ClusterKeys;
 import dev.sextant.nodeboot.kubernetes.K3sDriver;
 import dev.sextant.nodeboot.kubernetes.StandInK3s;

@@ -1,6 +1,6 @@
-package dev.sextant.nodeboot.gossip;
+package dev.sextant.nodeboot.endpointdiscovery;
 
-import dev.sextant.nodeboot.discovery.Endpoint;
+import dev.sextant.nodeboot.joinservices.Endpoint;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 

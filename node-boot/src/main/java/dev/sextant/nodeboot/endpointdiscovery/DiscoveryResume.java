@@ -1,4 +1,4 @@
-package dev.sextant.nodeboot.gossip;
+package dev.sextant.nodeboot.endpointdiscovery;
 
 import dev.sextant.nodeboot.diskcrypt.SecretFiles;
 import io.micronaut.context.annotation.Value;

@@ -1,7 +1,7 @@
-package dev.sextant.nodeboot.gossip;
+package dev.sextant.nodeboot.endpointdiscovery;
 
-import dev.sextant.nodeboot.discovery.ControlPlaneDiscovery;
-import dev.sextant.nodeboot.discovery.Endpoint;
+import dev.sextant.nodeboot.joinservices.ControlPlaneDiscovery;
+import dev.sextant.nodeboot.joinservices.Endpoint;
 
 import java.util.Collection;
 import java.util.List;

@@ -1,4 +1,4 @@
-package dev.sextant.nodeboot.discovery;
+package dev.sextant.nodeboot.joinservices;
 
 import java.util.List;
 

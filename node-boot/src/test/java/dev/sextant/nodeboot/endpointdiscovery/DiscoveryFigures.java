@@ -1,4 +1,4 @@
-package dev.sextant.nodeboot.gossip;
+package dev.sextant.nodeboot.endpointdiscovery;
 
 import java.nio.file.Files;
 import java.nio.file.Path;

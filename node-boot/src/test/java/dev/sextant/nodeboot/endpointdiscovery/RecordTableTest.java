@@ -1,4 +1,4 @@
-package dev.sextant.nodeboot.gossip;
+package dev.sextant.nodeboot.endpointdiscovery;
 
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;

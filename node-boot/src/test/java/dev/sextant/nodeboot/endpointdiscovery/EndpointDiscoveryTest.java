@@ -1,4 +1,4 @@
-package dev.sextant.nodeboot.gossip;
+package dev.sextant.nodeboot.endpointdiscovery;
 
 import dev.sextant.keys.KeyDerivation;
 import dev.sextant.nodeboot.keys.ClusterKeys;
@@ -65,7 +65,7 @@ class EndpointDiscoveryTest {
             }
             assertTrue(Files.readString(hosts).contains("127.0.0.1\tapi.internal.demo cp-1.datastore.internal.demo join.internal.demo\n"),
                     Files.readString(hosts));
-            assertEquals(List.of(new dev.sextant.nodeboot.discovery.Endpoint("127.0.0.1", 30090)),
+            assertEquals(List.of(new dev.sextant.nodeboot.joinservices.Endpoint("127.0.0.1", 30090)),
                     discovery.joinServices().endpoints());
         }
     }

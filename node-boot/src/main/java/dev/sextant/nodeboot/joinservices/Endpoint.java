@@ -1,4 +1,4 @@
-package dev.sextant.nodeboot.discovery;
+package dev.sextant.nodeboot.joinservices;
 
 /** A control-plane join service address. */
 public record Endpoint(String host, int port) {

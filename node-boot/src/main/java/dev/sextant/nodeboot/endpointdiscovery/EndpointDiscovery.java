@@ -1,4 +1,4 @@
-package dev.sextant.nodeboot.gossip;
+package dev.sextant.nodeboot.endpointdiscovery;
 
 import jakarta.annotation.PreDestroy;
 import jakarta.inject.Singleton;

@@ -1,4 +1,4 @@
-package dev.sextant.nodeboot.gossip;
+package dev.sextant.nodeboot.endpointdiscovery;
 
 import org.jgroups.protocols.BARRIER;
 import org.jgroups.protocols.FD_ALL3;

@@ -1,4 +1,4 @@
-package dev.sextant.nodeboot.gossip;
+package dev.sextant.nodeboot.endpointdiscovery;
 
 import org.jgroups.Message;
 import org.jgroups.conf.ClassConfigurator;

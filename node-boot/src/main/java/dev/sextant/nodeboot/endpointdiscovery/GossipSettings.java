@@ -1,4 +1,4 @@
-package dev.sextant.nodeboot.gossip;
+package dev.sextant.nodeboot.endpointdiscovery;
 
 import io.micronaut.context.annotation.ConfigurationProperties;
 import io.micronaut.core.bind.annotation.Bindable;
