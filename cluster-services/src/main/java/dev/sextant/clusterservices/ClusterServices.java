@@ -1,5 +1,8 @@
 package dev.sextant.clusterservices;
 
+import dev.sextant.serviceconfig.JoinServiceConfig;
+import dev.sextant.serviceconfig.KmsConfig;
+import dev.sextant.serviceconfig.ServerPorts;
 import io.kubernetes.client.common.KubernetesObject;
 import io.kubernetes.client.openapi.models.V1ConfigMap;
 import io.kubernetes.client.openapi.models.V1Container;
@@ -16,9 +19,11 @@ import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
 import java.util.function.Predicate;
 
@@ -41,14 +46,23 @@ public final class ClusterServices {
     public static final String MEASUREMENTS_KEY = "measurements.json";
     public static final String SIGNATURE_KEY = "measurements.json.sig";
     public static final String MEASUREMENT_SALT_KEY = "measurementSalt";
-    static final String INIT_NODE_AK_KEY = "initNodeAkName";
-    static final String INIT_NODE_NAME_KEY = "initNodeName";
-    static final String INIT_NODE_DISKS_KEY = "initNodeDiskUuids";
+    /** The join service's whole configuration, {@link JoinServiceConfig} as properties. */
+    public static final String JOIN_PROPERTIES_KEY = "join.properties";
     public static final String MEASUREMENTS_PUBLIC_KEY_CONFIGMAP = "sextant-measurements-key";
     public static final String MEASUREMENTS_PUBLIC_KEY_KEY = "measurements.pub";
     static final String EK_CA_CONFIGMAP = "sextant-ek-ca";
+    static final String EK_CA_KEY = "ek-ca.pem";
     static final String MASTER_SECRET = "sextant-master-secret";
-    static final String API_SERVER_ENV = "SEXTANT_API_SERVER_ENDPOINT";
+
+    // Where join-service-daemonset.yaml mounts the ConfigMaps, the Secret and the host's TPM.
+    static final String JOIN_CONFIG_MOUNT = "/var/config/join/";
+    static final String MEASUREMENTS_KEY_MOUNT = "/var/config/measurements-key/";
+    static final String EK_CA_MOUNT = "/var/config/ek-ca/";
+    static final String MASTER_SECRET_MOUNT = "/var/config/master-secret/";
+    static final String SERVICE_ACCOUNT_CA = "/var/run/secrets/kubernetes.io/serviceaccount/ca.crt";
+    static final String HOST_TPM = "device:/dev/tpmrm0";
+    /** The KMS's management port: the join service holds 9091 in the pod's shared network namespace. */
+    static final int KMS_MANAGEMENT_PORT = 9092;
 
     private ClusterServices() {}
 
@@ -59,8 +73,12 @@ public final class ClusterServices {
         V1DaemonSet join = find(objects, V1DaemonSet.class, JOIN_DAEMONSET);
         V1Container joinContainer = container(join.getSpec().getTemplate().getSpec().getContainers(), JOIN_CONTAINER);
         joinContainer.setImage(config.joinServiceImage());
-        env(joinContainer, API_SERVER_ENV).setValue(config.apiServerEndpoint());
-        container(join.getSpec().getTemplate().getSpec().getContainers(), KMS_CONTAINER).setImage(config.kmsImage());
+        V1Container kmsContainer = container(join.getSpec().getTemplate().getSpec().getContainers(), KMS_CONTAINER);
+        kmsContainer.setImage(config.kmsImage());
+        KmsConfig kms = kmsConfig();
+        env(kmsContainer, "SEXTANT_KMS_MASTER_SECRET_FILE").setValue(kms.masterSecretFile().toString());
+        env(kmsContainer, "SEXTANT_KMS_SALT_FILE").setValue(kms.saltFile().toString());
+        env(kmsContainer, "SEXTANT_KMS_HTTP_PORT").setValue(Integer.toString(kms.ports().management().orElseThrow()));
 
         V1Service joinService = find(objects, V1Service.class, JOIN_SERVICE);
         port(joinService, "grpc").setNodePort(config.joinNodePort());
@@ -69,18 +87,44 @@ public final class ClusterServices {
         joinConfig.setData(sorted(Map.of(
                 MEASUREMENTS_KEY, utf8(config.measurementsJson(), "the measurements file"),
                 SIGNATURE_KEY, utf8(config.measurementsSignature(), "the measurements signature"),
-                INIT_NODE_AK_KEY, config.initNode().akNameHex(),
-                INIT_NODE_NAME_KEY, config.initNode().nodeName(),
-                INIT_NODE_DISKS_KEY, String.join(",", config.initNode().diskUuids()))));
+                JOIN_PROPERTIES_KEY, joinServiceConfig(config).toPropertiesText("rendered by ClusterServices from JoinServiceConfig"))));
         joinConfig.setBinaryData(sorted(Map.of(MEASUREMENT_SALT_KEY, config.measurementSalt().clone())));
 
         find(objects, V1ConfigMap.class, MEASUREMENTS_PUBLIC_KEY_CONFIGMAP)
                 .setData(sorted(Map.of(MEASUREMENTS_PUBLIC_KEY_KEY, config.measurementsPublicKeyPem())));
-        find(objects, V1ConfigMap.class, EK_CA_CONFIGMAP).setData(sorted(Map.of("ek-ca.pem", config.ekCaPem())));
+        find(objects, V1ConfigMap.class, EK_CA_CONFIGMAP).setData(sorted(Map.of(EK_CA_KEY, config.ekCaPem())));
         find(objects, V1Secret.class, MASTER_SECRET).setData(sorted(Map.of(
                 "mastersecret", config.masterSecret().clone(),
                 "salt", config.salt().clone())));
         return objects;
+    }
+
+    /**
+     * The join service as its pod runs it: files where the DaemonSet mounts them, k3s (so no CA
+     * private key: k3s makes its own kubelet certificates, and the CA nodes pin is the service
+     * account's ca.crt), the KMS beside it on loopback, and the host's TPM to attest itself with.
+     */
+    public static JoinServiceConfig joinServiceConfig(ServicesConfig config) {
+        JoinServiceConfig defaults = JoinServiceConfig.defaults();
+        InitNodeBinding init = config.initNode();
+        return defaults
+                .withApiServerEndpoint(config.apiServerEndpoint())
+                .withKms(new JoinServiceConfig.Kms("127.0.0.1:9000", defaults.kms().deadline()))
+                .withKubernetes(new JoinServiceConfig.Kubernetes(true, JoinServiceConfig.Distribution.K3S, Optional.empty(),
+                        NAMESPACE, defaults.kubernetes().timeout()))
+                .withMeasurements(new JoinServiceConfig.Measurements(Path.of(JOIN_CONFIG_MOUNT + MEASUREMENTS_KEY),
+                        Path.of(MEASUREMENTS_KEY_MOUNT + MEASUREMENTS_PUBLIC_KEY_KEY), defaults.measurements().pollInterval()))
+                .withMeasurementSaltFile(Path.of(JOIN_CONFIG_MOUNT + MEASUREMENT_SALT_KEY))
+                .withEkCaFile(Path.of(EK_CA_MOUNT + EK_CA_KEY))
+                .withCa(new JoinServiceConfig.Ca(Path.of(SERVICE_ACCOUNT_CA), defaults.ca().keyFile()))
+                .withAtls(new JoinServiceConfig.Atls(true, Optional.of(HOST_TPM), defaults.atls().serverEventLog()))
+                .withInitNode(Optional.of(new JoinServiceConfig.InitNode(init.akNameHex(), init.nodeName(), init.diskUuids())));
+    }
+
+    /** The KMS in the join service's pod: the master secret where the DaemonSet mounts it. */
+    public static KmsConfig kmsConfig() {
+        return new KmsConfig(new ServerPorts(Optional.empty(), Optional.of(KMS_MANAGEMENT_PORT)),
+                Path.of(MASTER_SECRET_MOUNT + "mastersecret"), Path.of(MASTER_SECRET_MOUNT + "salt"), false);
     }
 
     /** Map.of iterates in a per-JVM order; rendering must be byte-for-byte repeatable. */

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.sextant.serviceconfig.JoinServiceConfig;
 import io.kubernetes.client.common.KubernetesObject;
 import io.kubernetes.client.openapi.models.V1ConfigMap;
 import io.kubernetes.client.openapi.models.V1Container;
@@ -14,11 +15,13 @@ import io.kubernetes.client.openapi.models.V1PodSpec;
 import io.kubernetes.client.openapi.models.V1Secret;
 import io.kubernetes.client.openapi.models.V1Service;
 import io.kubernetes.client.util.Yaml;
+import java.io.StringReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.Properties;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
@@ -52,7 +55,7 @@ class RenderingTest {
         V1PodSpec pod = pod(ClusterServices.JOIN_DAEMONSET);
         assertEquals(TestServices.JOIN_IMAGE, container(pod, ClusterServices.JOIN_CONTAINER).getImage());
         assertEquals(TestServices.KMS_IMAGE, container(pod, ClusterServices.KMS_CONTAINER).getImage());
-        assertEquals("10.0.0.1:6443", env(container(pod, ClusterServices.JOIN_CONTAINER), "SEXTANT_API_SERVER_ENDPOINT"));
+        assertEquals("10.0.0.1:6443", joinServiceConfig().apiServerEndpoint());
         V1Service joinService = ClusterServices.find(rendered, V1Service.class, "join-service");
         assertEquals("NodePort", joinService.getSpec().getType());
         assertEquals(30090, joinService.getSpec().getPorts().get(0).getNodePort());
@@ -62,27 +65,46 @@ class RenderingTest {
     }
 
     @Test
-    @DisplayName("the init node's AK name, node name and disks are in join-config, read by the join service at start")
+    @DisplayName("the init node's AK name, node name and disks are in join-config's join.properties, read by the join service at start")
     void initNodeBindingIsRendered() {
-        V1ConfigMap joinConfig = ClusterServices.find(rendered, V1ConfigMap.class, "join-config");
-        assertEquals(TestServices.INIT_NODE.akNameHex(), joinConfig.getData().get("initNodeAkName"));
-        assertEquals("control-plane-0", joinConfig.getData().get("initNodeName"));
-        assertEquals(String.join(",", TestServices.INIT_NODE.diskUuids()), joinConfig.getData().get("initNodeDiskUuids"));
+        JoinServiceConfig.InitNode init = joinServiceConfig().initNode().orElseThrow();
+        assertEquals(TestServices.INIT_NODE.akNameHex(), init.akNameHex());
+        assertEquals("control-plane-0", init.nodeName());
+        assertEquals(TestServices.INIT_NODE.diskUuids(), init.diskUuids());
+    }
+
+    @Test
+    @DisplayName("the join service reads its whole configuration from join.properties, rendered from the same JoinServiceConfig")
+    void joinServiceReadsTheRenderedRecord() {
         V1Container join = container(pod(ClusterServices.JOIN_DAEMONSET), ClusterServices.JOIN_CONTAINER);
-        for (String[] envAndKey : new String[][] {{"SEXTANT_JOIN_INIT_NODE_AK_NAME", "initNodeAkName"},
-                {"SEXTANT_JOIN_INIT_NODE_NODE_NAME", "initNodeName"}, {"SEXTANT_JOIN_INIT_NODE_DISK_UUIDS", "initNodeDiskUuids"}}) {
-            var ref = join.getEnv().stream().filter(e -> e.getName().equals(envAndKey[0])).findFirst().orElseThrow()
-                    .getValueFrom().getConfigMapKeyRef();
-            assertEquals("join-config", ref.getName());
-            assertEquals(envAndKey[1], ref.getKey());
-        }
+        assertEquals(List.of("MICRONAUT_CONFIG_FILES"), join.getEnv().stream().map(e -> e.getName()).toList(),
+                "no setting bypasses the record");
+        assertEquals("/var/config/join/" + ClusterServices.JOIN_PROPERTIES_KEY, env(join, "MICRONAUT_CONFIG_FILES"));
+        assertTrue(join.getVolumeMounts().stream().anyMatch(m -> m.getName().equals("join-config")
+                && m.getMountPath().equals("/var/config/join")));
+        assertEquals(ClusterServices.joinServiceConfig(TestServices.fixed()), joinServiceConfig());
+    }
+
+    @Test
+    @DisplayName("the join service attests itself with the host's TPM: /dev/tpmrm0 mounted as a character device, named in its configuration")
+    void joinServiceGetsTheHostTpm() {
+        V1PodSpec pod = pod(ClusterServices.JOIN_DAEMONSET);
+        assertEquals(java.util.Optional.of("device:/dev/tpmrm0"), joinServiceConfig().atls().serverTpm());
+        assertTrue(joinServiceConfig().atls().enabled());
+        var tpm = pod.getVolumes().stream().filter(v -> v.getHostPath() != null).toList();
+        assertEquals(1, tpm.size(), "one host path");
+        assertEquals("/dev/tpmrm0", tpm.get(0).getHostPath().getPath());
+        assertEquals("CharDevice", tpm.get(0).getHostPath().getType());
+        assertTrue(container(pod, ClusterServices.JOIN_CONTAINER).getVolumeMounts().stream()
+                .anyMatch(m -> m.getName().equals(tpm.get(0).getName()) && m.getMountPath().equals("/dev/tpmrm0")));
+        assertTrue(pod.getSecurityContext().getSupplementalGroups().contains(10002L), "the device's group");
     }
 
     @Test
     @DisplayName("the KMS is reachable by the join service only: same pod, loopback endpoint, and a default-deny NetworkPolicy admitting only port 9090")
     void kmsOnlyBesideTheJoinService() {
         V1PodSpec pod = pod(ClusterServices.JOIN_DAEMONSET);
-        assertEquals("127.0.0.1:9000", env(container(pod, ClusterServices.JOIN_CONTAINER), "SEXTANT_KMS_ENDPOINT"));
+        assertEquals("127.0.0.1:9000", joinServiceConfig().kms().endpoint());
         V1Container kms = container(pod, ClusterServices.KMS_CONTAINER);
         assertTrue(kms.getPorts().stream().noneMatch(p -> p.getContainerPort() == 9000), "the KMS's gRPC port is not exposed");
         assertTrue(kms.getEnv().stream().noneMatch(e -> e.getName().equals("SEXTANT_KMS_GRPC_HOST")), "gRPC keeps its loopback default");
@@ -104,8 +126,8 @@ class RenderingTest {
         assertEquals("c2lnbmF0dXJl\n", joinConfig.getData().get("measurements.json.sig"));
         assertArrayEquals(TestServices.bytes(32, 0x44), joinConfig.getBinaryData().get("measurementSalt"));
         V1Container join = container(pod(ClusterServices.JOIN_DAEMONSET), ClusterServices.JOIN_CONTAINER);
-        assertEquals("/var/config/join/measurements.json", env(join, "SEXTANT_JOIN_MEASUREMENTS_FILE"));
-        assertEquals("/var/config/join/measurementSalt", env(join, "SEXTANT_JOIN_MEASUREMENT_SALT_FILE"));
+        assertEquals(Path.of("/var/config/join/measurements.json"), joinServiceConfig().measurements().file());
+        assertEquals(Path.of("/var/config/join/measurementSalt"), joinServiceConfig().measurementSaltFile());
         assertTrue(join.getVolumeMounts().stream().anyMatch(m -> m.getMountPath().equals("/var/config/join")));
     }
 
@@ -126,7 +148,7 @@ class RenderingTest {
     }
 
     @Test
-    @DisplayName("both containers run non-root on control-plane nodes and are probed on /health of their own management port")
+    @DisplayName("both containers run non-root on control-plane nodes, read-only, and are probed on /health of their own management port; only the join service is privileged (for the TPM)")
     void workloadsAreNonRootControlPlaneDaemonSets() {
         V1PodSpec pod = pod(ClusterServices.JOIN_DAEMONSET);
         assertTrue(pod.getSecurityContext().getRunAsNonRoot());
@@ -135,6 +157,10 @@ class RenderingTest {
                 .getRequiredDuringSchedulingIgnoredDuringExecution().getNodeSelectorTerms().get(0).getMatchExpressions().get(0).getKey());
         assertTrue(pod.getTolerations().stream().anyMatch(t -> "node-role.kubernetes.io/control-plane".equals(t.getKey())));
         assertTrue(pod.getInitContainers() == null || pod.getInitContainers().isEmpty(), "no root init container");
+        assertTrue(container(pod, ClusterServices.JOIN_CONTAINER).getSecurityContext().getPrivileged());
+        V1Container kms = container(pod, ClusterServices.KMS_CONTAINER);
+        assertTrue(kms.getSecurityContext().getPrivileged() == null || !kms.getSecurityContext().getPrivileged());
+        assertFalse(kms.getSecurityContext().getAllowPrivilegeEscalation());
         Map<String, Integer> managementPorts = Map.of(ClusterServices.JOIN_CONTAINER, 9091, ClusterServices.KMS_CONTAINER, 9092);
         for (V1Container c : pod.getContainers()) {
             assertEquals("/health", c.getReadinessProbe().getHttpGet().getPath());
@@ -142,8 +168,8 @@ class RenderingTest {
             String port = c.getReadinessProbe().getHttpGet().getPort().getStrValue();
             assertEquals(managementPorts.get(c.getName()), c.getPorts().stream().filter(p -> p.getName().equals(port))
                     .findFirst().orElseThrow().getContainerPort(), c.getName());
-            assertFalse(c.getSecurityContext().getAllowPrivilegeEscalation(), c.getName());
             assertTrue(c.getSecurityContext().getReadOnlyRootFilesystem(), c.getName());
+            assertTrue(c.getSecurityContext().getRunAsUser() == null, c.getName() + " keeps the pod's non-root user");
         }
     }
 
@@ -151,11 +177,15 @@ class RenderingTest {
     @DisplayName("k3s: no CA private key reaches the pod; the CA nodes pin is the service account's ca.crt")
     void noClusterCaKey() {
         V1PodSpec pod = pod(ClusterServices.JOIN_DAEMONSET);
-        assertTrue(pod.getVolumes().stream().noneMatch(v -> v.getHostPath() != null), "no host path");
-        V1Container join = container(pod, ClusterServices.JOIN_CONTAINER);
-        assertTrue(join.getEnv().stream().noneMatch(e -> e.getName().contains("CA_KEY")), "no CA key file setting");
-        assertEquals("k3s", env(join, "SEXTANT_JOIN_KUBERNETES_DISTRIBUTION"));
-        assertEquals("/var/run/secrets/kubernetes.io/serviceaccount/ca.crt", env(join, "SEXTANT_JOIN_CA_CERT_FILE"));
+        assertTrue(pod.getVolumes().stream().noneMatch(v -> v.getHostPath() != null && !v.getHostPath().getPath().equals("/dev/tpmrm0")),
+                "no host path but the TPM");
+        JoinServiceConfig config = joinServiceConfig();
+        // The key file is read for kubeadm only, and nothing is mounted where its default points.
+        assertEquals(JoinServiceConfig.Distribution.K3S, config.kubernetes().distribution());
+        Path keyDir = config.ca().keyFile().getParent();
+        assertTrue(container(pod, ClusterServices.JOIN_CONTAINER).getVolumeMounts().stream()
+                .noneMatch(m -> keyDir.startsWith(m.getMountPath())), "no CA key directory mounted");
+        assertEquals(Path.of("/var/run/secrets/kubernetes.io/serviceaccount/ca.crt"), config.ca().certFile());
     }
 
     @Test
@@ -165,6 +195,18 @@ class RenderingTest {
         assertFalse(text.contains(new String(TestServices.bytes(32, 0x42), StandardCharsets.ISO_8859_1)));
         assertFalse(text.contains("QkJC"), text); // base64 of the master secret's bytes
         assertTrue(text.contains("redacted"));
+    }
+
+    /** join.properties parsed the way the join service binds it. */
+    private JoinServiceConfig joinServiceConfig() {
+        V1ConfigMap joinConfig = ClusterServices.find(rendered, V1ConfigMap.class, "join-config");
+        Properties p = new Properties();
+        try {
+            p.load(new StringReader(joinConfig.getData().get(ClusterServices.JOIN_PROPERTIES_KEY)));
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+        return JoinServiceConfig.from(p);
     }
 
     private V1PodSpec pod(String daemonSet) {

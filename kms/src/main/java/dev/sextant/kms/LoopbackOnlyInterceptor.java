@@ -1,12 +1,13 @@
 package dev.sextant.kms;
 
 import dev.sextant.grpcsupport.Refusal;
+import dev.sextant.serviceconfig.KmsConfig;
 import io.grpc.Grpc;
 import io.grpc.Metadata;
 import io.grpc.ServerCall;
 import io.grpc.ServerCallHandler;
 import io.grpc.ServerInterceptor;
-import io.micronaut.context.annotation.Value;
+import jakarta.inject.Inject;
 import jakarta.inject.Singleton;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
@@ -28,8 +29,12 @@ public class LoopbackOnlyInterceptor implements ServerInterceptor {
     private final boolean insecureAllowRemote;
     private final KmsMetrics metrics;
 
-    public LoopbackOnlyInterceptor(@Value("${sextant.kms.insecure-allow-remote-callers:false}") boolean insecureAllowRemote,
-                                   KmsMetrics metrics) {
+    @Inject
+    public LoopbackOnlyInterceptor(KmsConfig config, KmsMetrics metrics) {
+        this(config.insecureAllowRemoteCallers(), metrics);
+    }
+
+    public LoopbackOnlyInterceptor(boolean insecureAllowRemote, KmsMetrics metrics) {
         this.insecureAllowRemote = insecureAllowRemote;
         this.metrics = metrics;
     }

@@ -1,11 +1,10 @@
 package dev.sextant.kms;
 
 import dev.sextant.keys.KeyDerivation;
+import dev.sextant.serviceconfig.KmsConfig;
 import io.micronaut.context.annotation.Context;
 import io.micronaut.context.annotation.Factory;
-import io.micronaut.context.annotation.Value;
 import jakarta.inject.Singleton;
-import java.nio.file.Path;
 import java.util.Arrays;
 
 /** Loads the master secret from the configured files and derives keys from it. */
@@ -17,10 +16,8 @@ class MasterSecretFactory {
      * the orchestrator sees it, instead of failing the first key request.
      */
     @Context
-    MasterSecret masterSecret(
-            @Value("${sextant.kms.master-secret-file}") String secretFile,
-            @Value("${sextant.kms.salt-file}") String saltFile) {
-        return MasterSecret.load(Path.of(secretFile), Path.of(saltFile));
+    MasterSecret masterSecret(KmsConfig config) {
+        return MasterSecret.load(config.masterSecretFile(), config.saltFile());
     }
 
     @Singleton

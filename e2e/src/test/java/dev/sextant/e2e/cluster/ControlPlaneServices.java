@@ -2,6 +2,9 @@ package dev.sextant.e2e.cluster;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.sextant.serviceconfig.JoinServiceConfig;
+import dev.sextant.serviceconfig.KmsConfig;
+import dev.sextant.serviceconfig.ServerPorts;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -9,6 +12,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * The key service and the join service as `sextant init` would deploy them, but as plain processes
@@ -50,11 +54,9 @@ final class ControlPlaneServices {
         Files.write(dir.resolve("mastersecret"), secret.get("key").binaryValue());
         Files.write(dir.resolve("salt"), secret.get("salt").binaryValue());
         Files.write(dir.resolve("measurementSalt"), secret.get("measurementSalt").binaryValue());
-        procs.start("kms", repo.service("kms", "dev.sextant.kms.Application", List.of()), Map.of(
-                "SEXTANT_KMS_MASTER_SECRET_FILE", dir.resolve("mastersecret").toString(),
-                "SEXTANT_KMS_SALT_FILE", dir.resolve("salt").toString(),
-                "SEXTANT_KMS_GRPC_PORT", Integer.toString(kmsPort),
-                "SEXTANT_KMS_HTTP_PORT", Integer.toString(Waits.freePort())));
+        KmsConfig kms = new KmsConfig(ServerPorts.of(kmsPort, Waits.freePort()), dir.resolve("mastersecret"),
+                dir.resolve("salt"), false);
+        procs.start("kms", repo.service("kms", "dev.sextant.kms.Application", systemProperties(kms.toProperties())), Map.of());
     }
 
     /**
@@ -67,20 +69,28 @@ final class ControlPlaneServices {
         procs.ok("cluster-ca", Duration.ofSeconds(30), List.of("openssl", "req", "-x509", "-newkey", "ec",
                 "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", dir.resolve("ca.key").toString(),
                 "-out", dir.resolve("ca.crt").toString(), "-subj", "/CN=sextant-e2e-cluster-ca", "-days", "30"));
-        List<String> props = List.of("-Dsextant.join.kms.endpoint=127.0.0.1:" + kmsPort,
-                "-Dsextant.join.kubernetes.base-path=" + kubeApi,
-                "-Dsextant.join.api-server-endpoint=127.0.0.1:6443",
-                "-Dsextant.join.measurement-salt-file=" + dir.resolve("measurementSalt"),
-                "-Dsextant.join.ca.cert-file=" + dir.resolve("ca.crt"), "-Dsextant.join.ca.key-file=" + dir.resolve("ca.key"),
-                "-Dsextant.join.control-plane-dir=" + pki,
-                "-Dsextant.join.measurements.file=" + measurements,
-                "-Dsextant.join.measurements.public-key-file=" + measurementsKey,
-                "-Dsextant.join.ek-ca-file=" + ekCa, "-Dsextant.join.atls.enabled=true",
+        JoinServiceConfig defaults = JoinServiceConfig.defaults();
+        JoinServiceConfig config = defaults
+                .withPorts(ServerPorts.of(joinPort, Waits.freePort()))
+                .withKms(new JoinServiceConfig.Kms("127.0.0.1:" + kmsPort, defaults.kms().deadline()))
+                .withKubernetes(new JoinServiceConfig.Kubernetes(true, defaults.kubernetes().distribution(),
+                        Optional.of(kubeApi), defaults.kubernetes().namespace(), defaults.kubernetes().timeout()))
+                .withApiServerEndpoint("127.0.0.1:6443")
+                .withMeasurementSaltFile(dir.resolve("measurementSalt"))
+                .withCa(new JoinServiceConfig.Ca(dir.resolve("ca.crt"), dir.resolve("ca.key")))
+                .withControlPlaneDir(pki)
+                .withMeasurements(new JoinServiceConfig.Measurements(measurements, measurementsKey,
+                        defaults.measurements().pollInterval()))
+                .withEkCaFile(ekCa)
                 // Nodes verify the join service (mutual aTLS): it quotes with a TPM of the control plane.
-                "-Dsextant.join.atls.server-tpm=" + serverTpm);
-        procs.start("join-api", repo.service("join-api", "dev.sextant.joinapi.Application", props), Map.of(
-                "SEXTANT_JOIN_GRPC_PORT", Integer.toString(joinPort),
-                "SEXTANT_JOIN_HTTP_PORT", Integer.toString(Waits.freePort())));
+                .withAtls(new JoinServiceConfig.Atls(true, Optional.of(serverTpm), defaults.atls().serverEventLog()));
+        procs.start("join-api", repo.service("join-api", "dev.sextant.joinapi.Application",
+                systemProperties(config.toProperties())), Map.of());
+    }
+
+    /** The typed configuration as the JVM's -D options (they win over the service's application.yml). */
+    private static List<String> systemProperties(Map<String, String> properties) {
+        return properties.entrySet().stream().map(e -> "-D" + e.getKey() + "=" + e.getValue()).toList();
     }
 
     void awaitReady() throws InterruptedException {

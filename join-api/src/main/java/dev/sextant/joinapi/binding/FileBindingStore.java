@@ -2,8 +2,9 @@ package dev.sextant.joinapi.binding;
 
 import dev.sextant.grpcsupport.Refusal;
 import dev.sextant.joinapi.JoinRefusal;
+import dev.sextant.serviceconfig.JoinServiceConfig;
 import io.micronaut.context.annotation.Requires;
-import io.micronaut.context.annotation.Value;
+import jakarta.inject.Inject;
 import jakarta.inject.Singleton;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -20,11 +21,16 @@ import java.util.Optional;
  * win and no reader ever sees a half-written binding.
  */
 @Singleton
-@Requires(property = "sextant.join.kubernetes.enabled", value = "false")
+@Requires(property = JoinServiceConfig.KUBERNETES_ENABLED, value = "false")
 public class FileBindingStore implements BindingStore {
     private final Path dir;
 
-    public FileBindingStore(@Value("${sextant.join.records-dir:/var/lib/sextant/join-records}") Path dir) {
+    @Inject
+    public FileBindingStore(JoinServiceConfig config) {
+        this(config.recordsDir());
+    }
+
+    public FileBindingStore(Path dir) {
         this.dir = dir;
     }
 

@@ -2,8 +2,8 @@ package dev.sextant.joinapi.binding;
 
 import dev.sextant.grpcsupport.Refusal;
 import dev.sextant.joinapi.ticket.InputChecks;
+import dev.sextant.serviceconfig.JoinServiceConfig;
 import io.micronaut.context.annotation.Context;
-import io.micronaut.context.annotation.Value;
 import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.List;
@@ -27,11 +27,10 @@ import org.slf4j.LoggerFactory;
 public class InitNodeClaim {
     private static final Logger LOG = LoggerFactory.getLogger(InitNodeClaim.class);
 
-    public InitNodeClaim(Bindings bindings,
-                         @Value("${sextant.join.init-node.ak-name:}") String akNameHex,
-                         @Value("${sextant.join.init-node.node-name:}") String nodeName,
-                         @Value("${sextant.join.init-node.disk-uuids:}") String diskUuids) {
-        Optional<InitNode> node = parse(akNameHex.strip(), nodeName.strip(), diskUuids.strip());
+    public InitNodeClaim(Bindings bindings, JoinServiceConfig config) {
+        Optional<InitNode> node = config.initNode().isEmpty() ? Optional.empty()
+                : parse(config.initNode().get().akNameHex(), config.initNode().get().nodeName(),
+                        String.join(",", config.initNode().get().diskUuids()));
         if (node.isEmpty()) {
             LOG.warn("no init node configured (sextant.join.init-node.*): nothing is bound before the first join");
             return;

@@ -3,12 +3,13 @@ package dev.sextant.joinapi.binding;
 import dev.sextant.grpcsupport.Refusal;
 import dev.sextant.joinapi.JoinRefusal;
 import dev.sextant.joinapi.kube.ApiFailures;
+import dev.sextant.serviceconfig.JoinServiceConfig;
 import io.kubernetes.client.openapi.ApiException;
 import io.kubernetes.client.openapi.apis.CoreV1Api;
 import io.kubernetes.client.openapi.models.V1ConfigMap;
 import io.kubernetes.client.openapi.models.V1ObjectMeta;
 import io.micronaut.context.annotation.Requires;
-import io.micronaut.context.annotation.Value;
+import jakarta.inject.Inject;
 import jakarta.inject.Singleton;
 import java.util.Map;
 import java.util.Optional;
@@ -20,7 +21,7 @@ import java.util.Optional;
  * reads the winner's binding.
  */
 @Singleton
-@Requires(property = "sextant.join.kubernetes.enabled", notEquals = "false")
+@Requires(property = JoinServiceConfig.KUBERNETES_ENABLED, notEquals = "false")
 public class KubernetesBindingStore implements BindingStore {
     static final String LABEL = "sextant.dev/binding";
     private static final int ATTEMPTS = 3;
@@ -28,7 +29,12 @@ public class KubernetesBindingStore implements BindingStore {
     private final CoreV1Api api;
     private final String namespace;
 
-    public KubernetesBindingStore(CoreV1Api api, @Value("${sextant.join.kubernetes.namespace:kube-system}") String namespace) {
+    @Inject
+    public KubernetesBindingStore(CoreV1Api api, JoinServiceConfig config) {
+        this(api, config.kubernetes().namespace());
+    }
+
+    public KubernetesBindingStore(CoreV1Api api, String namespace) {
         this.api = api;
         this.namespace = namespace;
     }

@@ -4,7 +4,8 @@ import com.google.protobuf.ByteString;
 import dev.sextant.grpcsupport.Refusal;
 import dev.sextant.joinapi.JoinRefusal;
 import dev.sextant.proto.v1.ControlPlaneFile;
-import io.micronaut.context.annotation.Value;
+import dev.sextant.serviceconfig.JoinServiceConfig;
+import jakarta.inject.Inject;
 import jakarta.inject.Singleton;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -28,7 +29,12 @@ public class ControlPlaneMaterial {
 
     private final Optional<Path> directory;
 
-    public ControlPlaneMaterial(@Value("${sextant.join.control-plane-dir:}") Optional<String> directory) {
+    @Inject
+    public ControlPlaneMaterial(JoinServiceConfig config) {
+        this(Optional.of(config.controlPlaneDir().toString()));
+    }
+
+    public ControlPlaneMaterial(Optional<String> directory) {
         this.directory = directory.filter(d -> !d.isBlank()).map(Path::of);
     }
 

@@ -1,6 +1,7 @@
 package dev.sextant.joinapi.identity;
 
 import dev.sextant.atls.AtlsServerInterceptor;
+import dev.sextant.serviceconfig.JoinServiceConfig;
 import io.grpc.ServerInterceptor;
 import io.micronaut.context.annotation.Factory;
 import io.micronaut.context.annotation.Requires;
@@ -12,7 +13,7 @@ import jakarta.inject.Singleton;
  * method runs; the handshake is the real gate, this is the second lock.
  */
 @Factory
-@Requires(property = "sextant.join.atls.enabled", value = "true", defaultValue = "true")
+@Requires(property = JoinServiceConfig.ATLS_ENABLED, value = "true", defaultValue = "true")
 class AtlsInterceptorFactory {
 
     @Singleton

@@ -5,6 +5,7 @@ import dev.sextant.atls.AtlsContexts;
 import dev.sextant.atls.AtlsServers;
 import dev.sextant.atls.HandshakeLimits;
 import dev.sextant.joinapi.measurements.ReloadingVerifier;
+import dev.sextant.serviceconfig.JoinServiceConfig;
 import io.grpc.ServerBuilder;
 import io.grpc.netty.NettyServerBuilder;
 import io.micronaut.context.annotation.Requires;
@@ -23,7 +24,7 @@ import org.slf4j.LoggerFactory;
  * server attests itself too and the channel is mutually attested.
  */
 @Singleton
-@Requires(property = "sextant.join.atls.enabled", value = "true", defaultValue = "true")
+@Requires(property = JoinServiceConfig.ATLS_ENABLED, value = "true", defaultValue = "true")
 public class AtlsServerSetup implements BeanCreatedEventListener<ServerBuilder<?>> {
 
     private static final Logger LOG = LoggerFactory.getLogger(AtlsServerSetup.class);

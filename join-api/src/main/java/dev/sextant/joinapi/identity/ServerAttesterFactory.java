@@ -1,11 +1,11 @@
 package dev.sextant.joinapi.identity;
 
 import dev.sextant.attestation.issue.AttestationException;
+import dev.sextant.serviceconfig.JoinServiceConfig;
 import dev.sextant.tpm.attest.TpmAttester;
 import io.micronaut.context.annotation.Bean;
 import io.micronaut.context.annotation.Factory;
 import io.micronaut.context.annotation.Requires;
-import io.micronaut.context.annotation.Value;
 import jakarta.inject.Singleton;
 import java.nio.file.Path;
 
@@ -17,14 +17,15 @@ import java.nio.file.Path;
  * waits for one TPM quote, serialized on the one TPM: the price of mutual attestation.
  */
 @Factory
-@Requires(property = "sextant.join.atls.server-tpm")
+@Requires(property = JoinServiceConfig.ATLS_SERVER_TPM)
 class ServerAttesterFactory {
 
     @Singleton
     @Bean(preDestroy = "close")
-    TpmAttester serverAttester(@Value("${sextant.join.atls.server-tpm}") String tpm,
-                               @Value("${sextant.join.atls.server-event-log:"
-                                       + "/sys/kernel/security/tpm0/binary_bios_measurements}") Path eventLog) {
+    TpmAttester serverAttester(JoinServiceConfig config) {
+        String tpm = config.atls().serverTpm().orElseThrow(() -> new IllegalStateException(
+                JoinServiceConfig.ATLS_SERVER_TPM + " is blank"));
+        Path eventLog = config.atls().serverEventLog();
         try {
             return TpmAttester.open(tpm, eventLog);
         } catch (AttestationException e) {

@@ -4,11 +4,12 @@ import dev.sextant.grpcsupport.Refusal;
 import dev.sextant.joinapi.JoinRefusal;
 import dev.sextant.proto.v1.GetDataKeyRequest;
 import dev.sextant.proto.v1.KeyServiceGrpc;
+import dev.sextant.serviceconfig.JoinServiceConfig;
 import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.netty.NettyChannelBuilder;
-import io.micronaut.context.annotation.Value;
+import jakarta.inject.Inject;
 import jakarta.annotation.PreDestroy;
 import jakarta.inject.Singleton;
 import java.time.Duration;
@@ -28,8 +29,12 @@ public class KeyServiceClient {
     private final KeyServiceGrpc.KeyServiceBlockingStub stub;
     private final Duration deadline;
 
-    public KeyServiceClient(@Value("${sextant.join.kms.endpoint}") String endpoint,
-                            @Value("${sextant.join.kms.deadline:5s}") Duration deadline) {
+    @Inject
+    public KeyServiceClient(JoinServiceConfig config) {
+        this(config.kms().endpoint(), config.kms().deadline());
+    }
+
+    public KeyServiceClient(String endpoint, Duration deadline) {
         this.channel = NettyChannelBuilder.forTarget(endpoint).usePlaintext().build();
         this.stub = KeyServiceGrpc.newBlockingStub(channel);
         this.deadline = deadline;

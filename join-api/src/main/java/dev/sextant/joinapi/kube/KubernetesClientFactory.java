@@ -1,11 +1,11 @@
 package dev.sextant.joinapi.kube;
 
+import dev.sextant.serviceconfig.JoinServiceConfig;
 import io.kubernetes.client.openapi.ApiClient;
 import io.kubernetes.client.openapi.apis.CoreV1Api;
 import io.kubernetes.client.util.ClientBuilder;
 import io.micronaut.context.annotation.Factory;
 import io.micronaut.context.annotation.Requires;
-import io.micronaut.context.annotation.Value;
 import jakarta.inject.Singleton;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -19,12 +19,13 @@ import java.util.Optional;
  * joining node (which retries), not a stuck call.
  */
 @Factory
-@Requires(property = "sextant.join.kubernetes.enabled", notEquals = "false")
+@Requires(property = JoinServiceConfig.KUBERNETES_ENABLED, notEquals = "false")
 class KubernetesClientFactory {
 
     @Singleton
-    CoreV1Api coreV1Api(@Value("${sextant.join.kubernetes.base-path:}") Optional<String> basePath,
-                        @Value("${sextant.join.kubernetes.timeout:5s}") Duration timeout) {
+    CoreV1Api coreV1Api(JoinServiceConfig config) {
+        Optional<String> basePath = config.kubernetes().basePath();
+        Duration timeout = config.kubernetes().timeout();
         try {
             ClientBuilder builder = basePath.filter(p -> !p.isBlank()).isPresent()
                     ? new ClientBuilder().setBasePath(basePath.get())

@@ -1,7 +1,7 @@
 package dev.sextant.joinapi.kubeletca;
 
+import dev.sextant.serviceconfig.JoinServiceConfig;
 import io.micronaut.context.annotation.Factory;
-import io.micronaut.context.annotation.Value;
 import jakarta.inject.Singleton;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
@@ -28,7 +28,8 @@ import org.bouncycastle.openssl.jcajce.JcaPEMKeyConverter;
 public class ClusterCaLoader {
 
     @Singleton
-    ClusterCa clusterCa(@Value("${sextant.join.ca.cert-file}") Path certFile) {
+    ClusterCa clusterCa(JoinServiceConfig config) {
+        Path certFile = config.ca().certFile();
         try {
             byte[] bytes = Files.readAllBytes(certFile);
             return new ClusterCa(certificate(bytes), bytes);

@@ -2,7 +2,8 @@ package dev.sextant.joinapi.kubeletca;
 
 import dev.sextant.grpcsupport.Refusal;
 import dev.sextant.joinapi.JoinRefusal;
-import io.micronaut.context.annotation.Value;
+import dev.sextant.serviceconfig.JoinServiceConfig;
+import jakarta.inject.Inject;
 import jakarta.inject.Singleton;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -43,7 +44,12 @@ public class KubeletSigner {
     private final SecureRandom random = new SecureRandom();
 
     /** Loads the CA key; only kubeadm's plan asks for this bean, so k3s never reads a CA key. */
-    public KubeletSigner(ClusterCa ca, @Value("${sextant.join.ca.key-file}") Path keyFile, Clock clock) {
+    @Inject
+    public KubeletSigner(ClusterCa ca, JoinServiceConfig config, Clock clock) {
+        this(ca, config.ca().keyFile(), clock);
+    }
+
+    public KubeletSigner(ClusterCa ca, Path keyFile, Clock clock) {
         this.ca = ca;
         this.clock = clock;
         try {

@@ -1,6 +1,7 @@
 package dev.sextant.joinapi.measurements;
 
-import io.micronaut.context.annotation.Value;
+import dev.sextant.serviceconfig.JoinServiceConfig;
+import jakarta.inject.Inject;
 import jakarta.annotation.PreDestroy;
 import jakarta.inject.Singleton;
 import java.io.IOException;
@@ -13,7 +14,12 @@ class MeasurementsWatcherHolder {
     private final Duration period;
     private MeasurementsWatcher watcher;
 
-    MeasurementsWatcherHolder(@Value("${sextant.join.measurements.poll-interval:30s}") Duration period) {
+    @Inject
+    MeasurementsWatcherHolder(JoinServiceConfig config) {
+        this(config.measurements().pollInterval());
+    }
+
+    MeasurementsWatcherHolder(Duration period) {
         this.period = period;
     }
 

@@ -2,8 +2,8 @@ package dev.sextant.joinapi.measurements;
 
 import dev.sextant.attestation.policy.MeasurementsException;
 import dev.sextant.attestation.verify.AkTrust;
+import dev.sextant.serviceconfig.JoinServiceConfig;
 import io.micronaut.context.annotation.Factory;
-import io.micronaut.context.annotation.Value;
 import jakarta.inject.Singleton;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
@@ -24,13 +24,11 @@ import java.util.Optional;
 class VerifierFactory {
 
     @Singleton
-    ReloadingVerifier verifier(@Value("${sextant.join.measurements.file}") Path file,
-                               @Value("${sextant.join.measurements.public-key-file}") Path publicKey,
-                               @Value("${sextant.join.ek-ca-file:}") Optional<String> ekCaFile,
-                               @Value("${sextant.join.insecure-trust-any-ak:false}") boolean insecureAnyAk,
-                               MeasurementsWatcherHolder holder) {
+    ReloadingVerifier verifier(JoinServiceConfig config, MeasurementsWatcherHolder holder) {
+        Path file = config.measurements().file();
+        Path publicKey = config.measurements().publicKeyFile();
         try {
-            AkTrust trust = akTrust(ekCaFile.filter(s -> !s.isBlank()), insecureAnyAk);
+            AkTrust trust = akTrust(config.ekCaFile().map(Path::toString), config.insecureTrustAnyAk());
             ReloadingVerifier verifier = new ReloadingVerifier(file, Files.readString(publicKey), trust);
             holder.start(verifier, file.toAbsolutePath().getParent());
             return verifier;

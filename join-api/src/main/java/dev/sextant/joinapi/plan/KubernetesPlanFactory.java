@@ -1,8 +1,8 @@
 package dev.sextant.joinapi.plan;
 
+import dev.sextant.serviceconfig.JoinServiceConfig;
 import io.micronaut.context.BeanProvider;
 import io.micronaut.context.annotation.Factory;
-import io.micronaut.context.annotation.Value;
 import jakarta.inject.Singleton;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -17,18 +17,14 @@ class KubernetesPlanFactory {
     private static final Logger LOG = LoggerFactory.getLogger(KubernetesPlanFactory.class);
 
     @Singleton
-    KubernetesPlan plan(@Value("${sextant.join.kubernetes.enabled:true}") boolean enabled,
-                        @Value("${sextant.join.kubernetes.distribution:k3s}") String distribution,
-                        BeanProvider<K3sPlan> k3s, BeanProvider<KubeadmPlan> kubeadm) {
-        if (!enabled) {
+    KubernetesPlan plan(JoinServiceConfig config, BeanProvider<K3sPlan> k3s, BeanProvider<KubeadmPlan> kubeadm) {
+        if (!config.kubernetes().enabled()) {
             LOG.info("no Kubernetes: tickets carry the membership keys and no Kubernetes plan");
             return (request, nodeName) -> ticket -> { };
         }
-        return switch (distribution) {
-            case "k3s" -> k3s.get();
-            case "kubeadm" -> kubeadm.get();
-            default -> throw new IllegalStateException("sextant.join.kubernetes.distribution must be k3s or kubeadm, not '"
-                    + distribution + "'");
+        return switch (config.kubernetes().distribution()) {
+            case K3S -> k3s.get();
+            case KUBEADM -> kubeadm.get();
         };
     }
 }

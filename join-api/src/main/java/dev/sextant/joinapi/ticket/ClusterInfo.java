@@ -1,6 +1,7 @@
 package dev.sextant.joinapi.ticket;
 
-import io.micronaut.context.annotation.Value;
+import dev.sextant.serviceconfig.JoinServiceConfig;
+import jakarta.inject.Inject;
 import jakarta.inject.Singleton;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -17,9 +18,20 @@ public class ClusterInfo {
     private final String kubernetesVersion;
     private final byte[] measurementSalt;
 
-    public ClusterInfo(@Value("${sextant.join.api-server-endpoint}") String apiServerEndpoint,
-                       @Value("${sextant.join.kubernetes-version:}") String kubernetesVersion,
-                       @Value("${sextant.join.measurement-salt-file}") Path measurementSaltFile) {
+    @Inject
+    public ClusterInfo(JoinServiceConfig config) {
+        this(required(config.apiServerEndpoint()), config.kubernetesVersion(), config.measurementSaltFile());
+    }
+
+    private static String required(String apiServerEndpoint) {
+        if (apiServerEndpoint.isBlank()) {
+            throw new IllegalStateException(JoinServiceConfig.API_SERVER_ENDPOINT
+                    + " is not set (host:port joining nodes reach the Kubernetes API at)");
+        }
+        return apiServerEndpoint;
+    }
+
+    public ClusterInfo(String apiServerEndpoint, String kubernetesVersion, Path measurementSaltFile) {
         this.apiServerEndpoint = apiServerEndpoint;
         this.kubernetesVersion = kubernetesVersion;
         try {

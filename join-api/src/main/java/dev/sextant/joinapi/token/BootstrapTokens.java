@@ -3,11 +3,12 @@ package dev.sextant.joinapi.token;
 import dev.sextant.grpcsupport.Refusal;
 import dev.sextant.joinapi.JoinRefusal;
 import dev.sextant.joinapi.kube.ApiFailures;
+import dev.sextant.serviceconfig.JoinServiceConfig;
 import io.kubernetes.client.openapi.ApiException;
 import io.kubernetes.client.openapi.apis.CoreV1Api;
 import io.kubernetes.client.openapi.models.V1ObjectMeta;
 import io.kubernetes.client.openapi.models.V1Secret;
-import io.micronaut.context.annotation.Value;
+import jakarta.inject.Inject;
 import jakarta.inject.Singleton;
 import java.nio.charset.StandardCharsets;
 import java.security.SecureRandom;
@@ -32,7 +33,12 @@ public class BootstrapTokens {
     private final Duration ttl;
     private final SecureRandom random = new SecureRandom();
 
-    public BootstrapTokens(CoreV1Api api, Clock clock, @Value("${sextant.join.token-ttl:15m}") Duration ttl) {
+    @Inject
+    public BootstrapTokens(CoreV1Api api, Clock clock, JoinServiceConfig config) {
+        this(api, clock, config.tokenTtl());
+    }
+
+    public BootstrapTokens(CoreV1Api api, Clock clock, Duration ttl) {
         this.api = api;
         this.clock = clock;
         this.ttl = ttl;

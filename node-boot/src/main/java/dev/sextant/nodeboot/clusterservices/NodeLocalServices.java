@@ -5,8 +5,10 @@ import dev.sextant.attestation.policy.MeasurementsFile;
 import dev.sextant.nodeboot.diskcrypt.CommandRunner;
 import dev.sextant.nodeboot.diskcrypt.SecretFiles;
 import jakarta.inject.Singleton;
+import dev.sextant.serviceconfig.JoinServiceConfig;
+import dev.sextant.serviceconfig.KmsConfig;
+import dev.sextant.serviceconfig.ServerPorts;
 import java.io.IOException;
-import java.io.OutputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.net.InetAddress;
@@ -14,7 +16,7 @@ import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Properties;
+import java.util.Optional;
 
 /**
  * The KMS and the join service as services of this node, for a control plane without Kubernetes:
@@ -26,6 +28,7 @@ import java.util.Properties;
  */
 @Singleton
 public final class NodeLocalServices implements Deployer {
+    private static final String WRITTEN_BY = "written by the Sextant bootstrapper at init";
     private final NodeLocalSettings settings;
     private final CommandRunner runner;
 
@@ -41,9 +44,9 @@ public final class NodeLocalServices implements Deployer {
             Path kms = Files.createDirectories(settings.dir().resolve("kms"));
             SecretFiles.write(kms.resolve("mastersecret"), input.masterSecret());
             SecretFiles.write(kms.resolve("salt"), input.masterSalt());
-            write(settings.dir().resolve("kms.properties"), kmsProperties(kms));
+            Files.writeString(settings.dir().resolve("kms.properties"), kmsConfig(kms).toPropertiesText(WRITTEN_BY));
             if (join) {
-                write(settings.dir().resolve("join.properties"), joinProperties(input));
+                Files.writeString(settings.dir().resolve("join.properties"), joinConfig(input).toPropertiesText(WRITTEN_BY));
             }
         } catch (IOException e) {
             throw new ClusterServicesException("writing the service configuration under " + settings.dir() + ": "
@@ -74,17 +77,12 @@ public final class NodeLocalServices implements Deployer {
         return String.join(" and ", units) + " started again from " + settings.dir();
     }
 
-    private Properties kmsProperties(Path kms) {
-        Properties p = new Properties();
-        p.setProperty("sextant.kms.master-secret-file", kms.resolve("mastersecret").toString());
-        p.setProperty("sextant.kms.salt-file", kms.resolve("salt").toString());
-        p.setProperty("grpc.server.port", Integer.toString(settings.kmsPort()));
+    private KmsConfig kmsConfig(Path kms) {
         // The join service's management port is 9091 on this node.
-        p.setProperty("micronaut.server.port", "9092");
-        return p;
+        return new KmsConfig(ServerPorts.of(settings.kmsPort(), 9092), kms.resolve("mastersecret"), kms.resolve("salt"), false);
     }
 
-    private Properties joinProperties(ServicesInput input) throws IOException, ClusterServicesException {
+    private JoinServiceConfig joinConfig(ServicesInput input) throws IOException, ClusterServicesException {
         Path dir = Files.createDirectories(settings.dir().resolve("join"));
         // The measurements sit alone in their directory: the join service watches it for signed updates.
         Path measurements = Files.createDirectories(dir.resolve("measurements")).resolve("measurements.json");
@@ -101,35 +99,27 @@ public final class NodeLocalServices implements Deployer {
         SecretFiles.write(salt, input.measurementSalt());
         ClusterCa ca = ClusterCa.create(dir);
 
-        Properties p = new Properties();
-        p.setProperty("grpc.server.port", Integer.toString(settings.joinPort()));
-        p.setProperty("sextant.join.kubernetes.enabled", "false");
-        p.setProperty("sextant.join.records-dir", dir.resolve("records").toString());
-        p.setProperty("sextant.join.kms.endpoint", "127.0.0.1:" + settings.kmsPort());
-        p.setProperty("sextant.join.api-server-endpoint", input.apiServerEndpoint());
-        p.setProperty("sextant.join.measurement-salt-file", salt.toString());
-        p.setProperty("sextant.join.measurements.file", measurements.toString());
-        p.setProperty("sextant.join.measurements.public-key-file", publicKey.toString());
-        p.setProperty("sextant.join.ek-ca-file", ekCa.toString());
-        p.setProperty("sextant.join.ca.cert-file", ca.certificate().toString());
-        p.setProperty("sextant.join.ca.key-file", ca.key().toString());
-        p.setProperty("sextant.join.control-plane-dir", Files.createDirectories(dir.resolve("pki")).toString());
-        if (input.initNode() != null) {
-            // The join service claims these for the init node before it serves (issue 12 item 2).
-            p.setProperty("sextant.join.init-node.ak-name", input.initNode().akNameHex());
-            p.setProperty("sextant.join.init-node.node-name", input.initNode().nodeName());
-            p.setProperty("sextant.join.init-node.disk-uuids", String.join(",", input.initNode().diskUuids()));
-        }
-        if (!settings.joinTpm().isBlank()) {
-            p.setProperty("sextant.join.atls.server-tpm", settings.joinTpm());
-        }
-        return p;
-    }
-
-    private static void write(Path file, Properties properties) throws IOException {
-        try (OutputStream out = Files.newOutputStream(file)) {
-            properties.store(out, "written by the Sextant bootstrapper at init");
-        }
+        JoinServiceConfig defaults = JoinServiceConfig.defaults();
+        // No Kubernetes: bindings go to files, tickets carry no bootstrap token.
+        JoinServiceConfig.Kubernetes noKubernetes = new JoinServiceConfig.Kubernetes(false,
+                defaults.kubernetes().distribution(), Optional.empty(), defaults.kubernetes().namespace(),
+                defaults.kubernetes().timeout());
+        Optional<String> tpm = settings.joinTpm().isBlank() ? Optional.empty() : Optional.of(settings.joinTpm());
+        return defaults
+                .withPorts(new ServerPorts(Optional.of(settings.joinPort()), Optional.empty()))
+                .withKubernetes(noKubernetes)
+                .withRecordsDir(dir.resolve("records"))
+                .withKms(new JoinServiceConfig.Kms("127.0.0.1:" + settings.kmsPort(), defaults.kms().deadline()))
+                .withApiServerEndpoint(input.apiServerEndpoint())
+                .withMeasurementSaltFile(salt)
+                .withMeasurements(new JoinServiceConfig.Measurements(measurements, publicKey, defaults.measurements().pollInterval()))
+                .withEkCaFile(ekCa)
+                .withCa(new JoinServiceConfig.Ca(ca.certificate(), ca.key()))
+                .withControlPlaneDir(Files.createDirectories(dir.resolve("pki")))
+                // The join service claims these for the init node before it serves (issue 12 item 2).
+                .withInitNode(Optional.ofNullable(input.initNode()).map(n ->
+                        new JoinServiceConfig.InitNode(n.akNameHex(), n.nodeName(), n.diskUuids())))
+                .withAtls(new JoinServiceConfig.Atls(true, tpm, defaults.atls().serverEventLog()));
     }
 
     /** The image's units read {@code <dir>/kms.properties} and {@code <dir>/join.properties}. */

@@ -107,7 +107,7 @@ final class BootStarter {
 
     /**
      * Before the disk is open the node's role is what it was configured as: a control plane is a
-     * node told so ({@code sextant.join.control-plane}) or one that holds an init secret hash (the
+     * node told so ({@code sextant.node.join.control-plane}) or one that holds an init secret hash (the
      * node the operator initializes). Only those serve recovery; the disk's own role wins afterwards.
      */
     private boolean configuredControlPlane() {

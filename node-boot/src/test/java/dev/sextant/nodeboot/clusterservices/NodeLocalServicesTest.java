@@ -9,6 +9,8 @@ import com.google.protobuf.ByteString;
 import dev.sextant.attestation.policy.MeasurementsFile;
 import dev.sextant.nodeboot.diskcrypt.CommandRunner;
 import dev.sextant.proto.v1.SignedMeasurements;
+import dev.sextant.serviceconfig.JoinServiceConfig;
+import dev.sextant.serviceconfig.KmsConfig;
 import java.io.IOException;
 import java.io.Reader;
 import java.io.UncheckedIOException;
@@ -23,6 +25,7 @@ import java.security.KeyPair;
 import java.security.KeyPairGenerator;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.Properties;
 import org.bouncycastle.openssl.jcajce.JcaPEMWriter;
 import org.junit.jupiter.api.AfterEach;
@@ -112,25 +115,26 @@ class NodeLocalServicesTest {
 
         assertEquals(List.of(List.of("systemctl", "start", "sextant-kms.service", "sextant-join.service")), commands);
         assertTrue(line.contains("KMS and join service running"), line);
-        Properties kms = properties("kms.properties");
-        Properties join = properties("join.properties");
-        assertEquals(Integer.toString(this.kms.getLocalPort()), kms.getProperty("grpc.server.port"));
-        assertEquals("127.0.0.1:" + this.kms.getLocalPort(), join.getProperty("sextant.join.kms.endpoint"));
-        assertEquals(Integer.toString(this.join.getLocalPort()), join.getProperty("grpc.server.port"));
-        assertEquals("false", join.getProperty("sextant.join.kubernetes.enabled"));
-        assertEquals("device:/dev/tpmrm0", join.getProperty("sextant.join.atls.server-tpm"));
-        assertEquals("control-plane-0:6443", join.getProperty("sextant.join.api-server-endpoint"));
-        assertEquals("000b" + "ab".repeat(32), join.getProperty("sextant.join.init-node.ak-name"), "the init node's AK, bound before the service serves");
-        assertEquals("control-plane-0", join.getProperty("sextant.join.init-node.node-name"));
-        assertEquals("c3833f4f-fab2-41c3-aae8-d8d0f1dc9ee4,5b1f0c1e-0000-4000-8000-000000000001",
-                join.getProperty("sextant.join.init-node.disk-uuids"), "the state disk first, then the data volume");
-        Path measurements = Path.of(join.getProperty("sextant.join.measurements.file"));
-        MeasurementsFile.verify(measurements, Files.readString(Path.of(join.getProperty("sextant.join.measurements.public-key-file"))));
-        assertTrue(Files.readString(Path.of(join.getProperty("sextant.join.ca.cert-file"))).startsWith("-----BEGIN CERTIFICATE-----"));
-        assertTrue(Files.readString(Path.of(join.getProperty("sextant.join.ca.key-file"))).startsWith("-----BEGIN PRIVATE KEY-----"));
-        for (String secret : List.of(kms.getProperty("sextant.kms.master-secret-file"), kms.getProperty("sextant.kms.salt-file"),
-                join.getProperty("sextant.join.ca.key-file"), join.getProperty("sextant.join.measurement-salt-file"))) {
-            assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(Path.of(secret))), secret);
+        // Read back the way the services bind them: through the typed records.
+        KmsConfig kms = KmsConfig.from(properties("kms.properties"));
+        JoinServiceConfig join = JoinServiceConfig.from(properties("join.properties"));
+        assertEquals(Optional.of(this.kms.getLocalPort()), kms.ports().grpc());
+        assertEquals("127.0.0.1:" + this.kms.getLocalPort(), join.kms().endpoint());
+        assertEquals(Optional.of(this.join.getLocalPort()), join.ports().grpc());
+        assertFalse(join.kubernetes().enabled());
+        assertEquals(Optional.of("device:/dev/tpmrm0"), join.atls().serverTpm());
+        assertEquals("control-plane-0:6443", join.apiServerEndpoint());
+        JoinServiceConfig.InitNode init = join.initNode().orElseThrow();
+        assertEquals("000b" + "ab".repeat(32), init.akNameHex(), "the init node's AK, bound before the service serves");
+        assertEquals("control-plane-0", init.nodeName());
+        assertEquals(List.of("c3833f4f-fab2-41c3-aae8-d8d0f1dc9ee4", "5b1f0c1e-0000-4000-8000-000000000001"),
+                init.diskUuids(), "the state disk first, then the data volume");
+        Path measurements = join.measurements().file();
+        MeasurementsFile.verify(measurements, Files.readString(join.measurements().publicKeyFile()));
+        assertTrue(Files.readString(join.ca().certFile()).startsWith("-----BEGIN CERTIFICATE-----"));
+        assertTrue(Files.readString(join.ca().keyFile()).startsWith("-----BEGIN PRIVATE KEY-----"));
+        for (Path secret : List.of(kms.masterSecretFile(), kms.saltFile(), join.ca().keyFile(), join.measurementSaltFile())) {
+            assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(secret)), secret.toString());
         }
     }
 

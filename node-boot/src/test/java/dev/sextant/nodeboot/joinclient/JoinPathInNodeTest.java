@@ -80,7 +80,7 @@ class JoinPathInNodeTest implements TestPropertyProvider {
             Files.writeString(dir.resolve("node.log"), "node log\n");
             return Map.ofEntries(Map.entry("sextant.tpm.address", swtpm.tpmArg()),
                     Map.entry("sextant.tpm.event-log", "/nonexistent"),
-                    Map.entry("sextant.join.endpoints", joinService.endpoint().toString()),
+                    Map.entry(JoinClientSettings.PREFIX + ".endpoints", joinService.endpoint().toString()),
                     Map.entry("sextant.node.join-service.ek-ca-file", dir.resolve("service-ek-ca.pem").toString()),
                     Map.entry("sextant.state-disk.mount.mount-point", dir.resolve("state").toString()),
                     Map.entry("sextant.state-disk.device", dir.resolve("no-disk").toString()),

@@ -1,0 +1,98 @@
+package dev.sextant.clusterservices.attacks;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.sextant.clusterservices.ClusterServices;
+import dev.sextant.clusterservices.TestServices;
+import io.kubernetes.client.openapi.models.V1Container;
+import io.kubernetes.client.openapi.models.V1DaemonSet;
+import io.kubernetes.client.openapi.models.V1NodeSelectorRequirement;
+import io.kubernetes.client.openapi.models.V1PodSpec;
+import io.kubernetes.client.openapi.models.V1Toleration;
+import io.kubernetes.client.openapi.models.V1Volume;
+import java.util.List;
+import java.util.Optional;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The join service's container is privileged, because plain k3s has no device plugin for the TPM
+ * it attests itself with (issue 12: nodes verify the join service). Privilege makes where the pod
+ * runs and what it can reach part of the trust: each row is a way the pod could be turned against
+ * the host or the cluster, and the part of the rendered manifests that refuses it. Checked on the
+ * rendered objects; no k3s runs in this suite (K3sClusterServicesTest applies them when an image is
+ * given).
+ */
+@DisplayName("Attacks through the join service's pod")
+class JoinServicePodAttacksTest {
+    private final V1PodSpec pod = ClusterServices.render(TestServices.fixed()).stream()
+            .filter(V1DaemonSet.class::isInstance).map(V1DaemonSet.class::cast)
+            .filter(d -> d.getMetadata().getName().equals(ClusterServices.JOIN_DAEMONSET)).findFirst().orElseThrow()
+            .getSpec().getTemplate().getSpec();
+
+    @Test
+    @DisplayName("the privileged join service scheduled on a worker (a node that is no bootstrapped control plane): refused by a required control-plane node affinity, with no nodeName or nodeSelector to bypass it")
+    void scheduledOffControlPlanes() {
+        List<V1NodeSelectorRequirement> terms = pod.getAffinity().getNodeAffinity().getRequiredDuringSchedulingIgnoredDuringExecution()
+                .getNodeSelectorTerms().stream().flatMap(t -> t.getMatchExpressions().stream()).toList();
+        assertEquals(1, pod.getAffinity().getNodeAffinity().getRequiredDuringSchedulingIgnoredDuringExecution().getNodeSelectorTerms().size(),
+                "one term: terms are ORed, a second would admit other nodes");
+        assertEquals(List.of("node-role.kubernetes.io/control-plane"), terms.stream().map(V1NodeSelectorRequirement::getKey).toList());
+        assertEquals("Exists", terms.get(0).getOperator());
+        assertNull(pod.getNodeName());
+        assertTrue(pod.getNodeSelector() == null || pod.getNodeSelector().isEmpty());
+        for (V1Toleration t : pod.getTolerations()) {
+            assertTrue(List.of("node-role.kubernetes.io/control-plane", "node-role.kubernetes.io/master").contains(t.getKey()),
+                    "tolerates control-plane taints only, not " + t.getKey());
+        }
+    }
+
+    @Test
+    @DisplayName("the privileged join service reading the host (its disks, its root, the kubelet's files): refused, the only host path is the TPM character device")
+    void extraHostMounts() {
+        List<V1Volume> host = pod.getVolumes().stream().filter(v -> v.getHostPath() != null).toList();
+        assertEquals(1, host.size(), "one host path");
+        assertEquals("/dev/tpmrm0", host.get(0).getHostPath().getPath());
+        assertEquals("CharDevice", host.get(0).getHostPath().getType(), "a missing TPM fails the pod, nothing is created");
+        assertTrue(pod.getHostNetwork() == null || !pod.getHostNetwork(), "no host network");
+        assertTrue(pod.getHostPID() == null || !pod.getHostPID(), "no host PID namespace");
+        assertTrue(pod.getHostIPC() == null || !pod.getHostIPC(), "no host IPC namespace");
+    }
+
+    @Test
+    @DisplayName("the privileged container running as root (every capability, every device): refused, the pod runs as a non-root uid whose only extra group is the TPM's, and no container overrides it")
+    void privilegedAsRoot() {
+        assertTrue(pod.getSecurityContext().getRunAsNonRoot());
+        assertTrue(pod.getSecurityContext().getRunAsUser() > 0);
+        assertEquals(List.of(10002L), pod.getSecurityContext().getSupplementalGroups());
+        for (V1Container c : pod.getContainers()) {
+            assertNull(c.getSecurityContext().getRunAsUser(), c.getName());
+            assertNull(c.getSecurityContext().getRunAsNonRoot(), c.getName());
+            assertTrue(c.getSecurityContext().getReadOnlyRootFilesystem(), c.getName());
+            assertEquals(List.of("ALL"), c.getSecurityContext().getCapabilities().getDrop(), c.getName());
+            List<String> added = c.getSecurityContext().getCapabilities().getAdd();
+            assertTrue(added == null || added.isEmpty(), c.getName());
+        }
+    }
+
+    @Test
+    @DisplayName("the KMS, which holds the master secret, reaching the TPM or host devices through its pod: refused, only the join service container is privileged and mounts the TPM")
+    void kmsStaysUnprivileged() {
+        V1Container kms = ClusterServices.container(pod.getContainers(), ClusterServices.KMS_CONTAINER);
+        assertFalse(Boolean.TRUE.equals(kms.getSecurityContext().getPrivileged()));
+        assertFalse(kms.getSecurityContext().getAllowPrivilegeEscalation());
+        String tpmVolume = pod.getVolumes().stream().filter(v -> v.getHostPath() != null).findFirst().orElseThrow().getName();
+        assertTrue(kms.getVolumeMounts().stream().noneMatch(m -> m.getName().equals(tpmVolume)));
+    }
+
+    @Test
+    @DisplayName("a join service without a TPM (no quote in its handshake, so every joining node would refuse it, or be configured to skip verification): refused, its rendered configuration names the host's TPM")
+    void joinServiceWithoutTpm() {
+        assertEquals(Optional.of("device:/dev/tpmrm0"),
+                ClusterServices.joinServiceConfig(TestServices.fixed()).atls().serverTpm());
+        assertTrue(ClusterServices.joinServiceConfig(TestServices.fixed()).atls().enabled());
+    }
+}

@@ -1,0 +1,111 @@
+package dev.sextant.serviceconfig;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.StringReader;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Properties;
+import org.junit.jupiter.api.Test;
+
+class JoinServiceConfigTest {
+
+    @Test
+    void defaultsAreThePathsOfTheKubernetesPod() {
+        JoinServiceConfig c = JoinServiceConfig.defaults();
+        assertEquals(Path.of("/var/config/measurements/measurements.json"), c.measurements().file());
+        assertEquals(Optional.of(Path.of("/var/config/ek-ca/ek-ca.pem")), c.ekCaFile());
+        assertEquals(JoinServiceConfig.Distribution.K3S, c.kubernetes().distribution());
+        assertEquals(Duration.ofMinutes(15), c.tokenTtl());
+        assertTrue(c.atls().enabled());
+        assertTrue(c.atls().serverTpm().isEmpty());
+        assertTrue(c.initNode().isEmpty());
+    }
+
+    @Test
+    void renderedPropertiesParseBackToTheSameRecord() throws Exception {
+        JoinServiceConfig c = JoinServiceConfig.defaults()
+                .withPorts(ServerPorts.of(9090, 9091))
+                .withKubernetes(new JoinServiceConfig.Kubernetes(false, JoinServiceConfig.Distribution.KUBEADM,
+                        Optional.of("http://127.0.0.1:1234"), "kube-system", Duration.ofMillis(1500)))
+                .withAtls(new JoinServiceConfig.Atls(true, Optional.of("device:/dev/tpmrm0"), Path.of("/nonexistent")))
+                .withApiServerEndpoint("10.0.0.1:6443")
+                .withInitNode(Optional.of(new JoinServiceConfig.InitNode("000b" + "ab".repeat(32), "control-plane-0",
+                        List.of("6f1c3e0a-1b2c-4d5e-8f90-123456789abc"))));
+        assertEquals(c, JoinServiceConfig.from(c.toProperties()));
+        Properties p = new Properties();
+        p.load(new StringReader(c.toPropertiesText("test")));
+        assertEquals(c, JoinServiceConfig.from(p));
+    }
+
+    @Test
+    void aBlankValueTakesTheDefault() {
+        JoinServiceConfig c = JoinServiceConfig.from(Map.of(JoinServiceConfig.KMS_ENDPOINT, " ",
+                JoinServiceConfig.INIT_NODE_AK_NAME, "", JoinServiceConfig.KUBERNETES_DISTRIBUTION, ""));
+        assertEquals("127.0.0.1:9000", c.kms().endpoint());
+        assertTrue(c.initNode().isEmpty());
+    }
+
+    @Test
+    void trustingAnyAkDropsTheEkCaDefaultButNotANamedBundle() {
+        assertTrue(JoinServiceConfig.from(Map.of(JoinServiceConfig.INSECURE_TRUST_ANY_AK, "true")).ekCaFile().isEmpty());
+        assertEquals(Optional.of(Path.of("/x.pem")), JoinServiceConfig.from(Map.of(JoinServiceConfig.INSECURE_TRUST_ANY_AK, "true",
+                JoinServiceConfig.EK_CA_FILE, "/x.pem")).ekCaFile());
+    }
+
+    @Test
+    void aMalformedDurationIsRefusedNamingTheProperty() {
+        ConfigException e = assertThrows(ConfigException.class,
+                () -> JoinServiceConfig.from(Map.of(JoinServiceConfig.TOKEN_TTL, "fifteen minutes")));
+        assertTrue(e.getMessage().contains(JoinServiceConfig.TOKEN_TTL), e.getMessage());
+        assertThrows(ConfigException.class, () -> JoinServiceConfig.from(Map.of(JoinServiceConfig.KMS_DEADLINE, "0s")));
+    }
+
+    @Test
+    void anUnknownDistributionIsRefused() {
+        ConfigException e = assertThrows(ConfigException.class,
+                () -> JoinServiceConfig.from(Map.of(JoinServiceConfig.KUBERNETES_DISTRIBUTION, "rke2")));
+        assertTrue(e.getMessage().contains("k3s or kubeadm"), e.getMessage());
+    }
+
+    @Test
+    void aBooleanMustBeTrueOrFalse() {
+        assertThrows(ConfigException.class, () -> JoinServiceConfig.from(Map.of(JoinServiceConfig.ATLS_ENABLED, "yes")));
+    }
+
+    @Test
+    void aPortOutOfRangeIsRefused() {
+        assertThrows(ConfigException.class, () -> JoinServiceConfig.from(Map.of(ServerPorts.GRPC_PORT, "70000")));
+    }
+
+    @Test
+    void theInitNodeIsAllOrNothing() {
+        ConfigException e = assertThrows(ConfigException.class,
+                () -> JoinServiceConfig.from(Map.of(JoinServiceConfig.INIT_NODE_NODE_NAME, "control-plane-0")));
+        assertTrue(e.getMessage().contains("must be set together"), e.getMessage());
+        assertThrows(ConfigException.class, () -> JoinServiceConfig.from(Map.of(JoinServiceConfig.INIT_NODE_AK_NAME, "xyz",
+                JoinServiceConfig.INIT_NODE_NODE_NAME, "n", JoinServiceConfig.INIT_NODE_DISK_UUIDS, "u")));
+    }
+
+    @Test
+    void everyRenderedNameIsOneTheRecordReads() {
+        JoinServiceConfig c = JoinServiceConfig.defaults().withPorts(ServerPorts.of(1, 2));
+        java.util.Set<String> names = new java.util.HashSet<>(JoinServiceConfig.KEYS);
+        names.addAll(List.of(ServerPorts.GRPC_PORT, ServerPorts.MANAGEMENT_PORT));
+        assertTrue(names.containsAll(c.toProperties().keySet()), c.toProperties().keySet().toString());
+        assertFalse(c.toPropertiesText("x").contains("\r"));
+    }
+
+    @Test
+    void kmsPropertiesRoundTrip() {
+        KmsConfig k = new KmsConfig(ServerPorts.of(9000, 9092), Path.of("/s/mastersecret"), Path.of("/s/salt"), false);
+        assertEquals(k, KmsConfig.from(k.toProperties()));
+        assertEquals(Path.of("/var/config/salt"), KmsConfig.from(Map.of()).saltFile());
+    }
+}
