@@ -5,6 +5,7 @@ import dev.sextant.attestation.testkit.Mutation;
 import dev.sextant.attestation.testkit.SoftwareTpmAttester;
 import dev.sextant.attestation.testkit.SoftwareTpmOptions;
 import dev.sextant.attestation.testkit.TestPki;
+import dev.sextant.serviceconfig.JoinServiceConfig;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.KeyPair;
@@ -31,10 +32,10 @@ final class AttestedNodes {
         Files.writeString(dir.resolve("measurements.pub"), TestCluster.pem(signing.getPublic()));
         Files.writeString(dir.resolve("ek-ca.pem"), TestCluster.pem(ekCa.caCertificate()));
         return Map.of(
-                "sextant.join.atls.enabled", "true",
-                "sextant.join.measurements.file", measurements.toString(),
-                "sextant.join.measurements.public-key-file", dir.resolve("measurements.pub").toString(),
-                "sextant.join.ek-ca-file", dir.resolve("ek-ca.pem").toString());
+                JoinServiceConfig.ATLS_ENABLED, "true",
+                JoinServiceConfig.MEASUREMENTS_FILE, measurements.toString(),
+                JoinServiceConfig.MEASUREMENTS_PUBLIC_KEY_FILE, dir.resolve("measurements.pub").toString(),
+                JoinServiceConfig.EK_CA_FILE, dir.resolve("ek-ca.pem").toString());
     }
 
     private static byte[] filled(int b) {

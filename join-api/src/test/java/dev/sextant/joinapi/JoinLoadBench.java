@@ -7,6 +7,7 @@ import dev.sextant.atls.AtlsContexts;
 import dev.sextant.proto.v1.IssueJoinTicketRequest;
 import dev.sextant.proto.v1.IssueRejoinTicketRequest;
 import dev.sextant.proto.v1.JoinServiceGrpc;
+import dev.sextant.serviceconfig.JoinServiceConfig;
 import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
@@ -59,7 +60,7 @@ public final class JoinLoadBench {
             AttestedNodes nodes = new AttestedNodes();
             Map<String, Object> props = new HashMap<>(cluster.properties());
             if (!fabric8) {
-                props.put("sextant.join.kubernetes.base-path", fastApi.url());
+                props.put(JoinServiceConfig.KUBERNETES_BASE_PATH, fastApi.url());
             }
             props.putAll(nodes.configure(cluster.dir));
             int port;

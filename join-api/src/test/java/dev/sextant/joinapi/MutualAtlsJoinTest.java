@@ -14,6 +14,7 @@ import dev.sextant.attestation.verify.VerifierPolicy;
 import dev.sextant.atls.AtlsContexts;
 import dev.sextant.proto.v1.IssueJoinTicketResponse;
 import dev.sextant.proto.v1.JoinServiceGrpc;
+import dev.sextant.serviceconfig.JoinServiceConfig;
 import dev.sextant.tpm.testkit.Swtpm;
 import io.grpc.ManagedChannel;
 import io.grpc.Status;
@@ -50,8 +51,8 @@ class MutualAtlsJoinTest {
         tpm.releaseClient();
         Map<String, Object> props = new HashMap<>(cluster.properties());
         props.putAll(nodes.configure(cluster.dir));
-        props.put("sextant.join.atls.server-tpm", tpm.tpmArg());
-        props.put("sextant.join.atls.server-event-log", cluster.dir.resolve("no-event-log").toString());
+        props.put(JoinServiceConfig.ATLS_SERVER_TPM, tpm.tpmArg());
+        props.put(JoinServiceConfig.ATLS_SERVER_EVENT_LOG, cluster.dir.resolve("no-event-log").toString());
         props.put("grpc.server.port", "${random.port}");
         props.put("micronaut.server.port", "-1");
         context = ApplicationContext.builder().properties(props).start();

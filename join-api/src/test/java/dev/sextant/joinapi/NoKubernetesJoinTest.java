@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.sextant.joinapi.binding.BindingStore;
 import dev.sextant.joinapi.binding.FileBindingStore;
 import dev.sextant.proto.v1.IssueJoinTicketResponse;
+import dev.sextant.serviceconfig.JoinServiceConfig;
 import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
@@ -46,9 +47,9 @@ class NoKubernetesJoinTest implements TestPropertyProvider {
     @Override
     public Map<String, String> getProperties() {
         Map<String, String> p = cluster.properties();
-        p.remove("sextant.join.kubernetes.base-path");
-        p.put("sextant.join.kubernetes.enabled", "false");
-        p.put("sextant.join.records-dir", records.toString());
+        p.remove(JoinServiceConfig.KUBERNETES_BASE_PATH);
+        p.put(JoinServiceConfig.KUBERNETES_ENABLED, "false");
+        p.put(JoinServiceConfig.RECORDS_DIR, records.toString());
         return p;
     }
 

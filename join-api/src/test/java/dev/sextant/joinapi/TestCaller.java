@@ -3,6 +3,7 @@ package dev.sextant.joinapi;
 import dev.sextant.joinapi.identity.AtlsCallerIdentity;
 import dev.sextant.joinapi.identity.CallerIdentity;
 import dev.sextant.proto.v1.JoinServiceGrpc;
+import dev.sextant.serviceconfig.JoinServiceConfig;
 import io.grpc.Context;
 import io.grpc.Contexts;
 import io.grpc.ManagedChannel;
@@ -24,7 +25,7 @@ import java.util.Optional;
  */
 @Singleton
 @Replaces(AtlsCallerIdentity.class)
-@Requires(property = "sextant.join.atls.enabled", value = "false")
+@Requires(property = JoinServiceConfig.ATLS_ENABLED, value = "false")
 public class TestCaller implements CallerIdentity, ServerInterceptor {
     static final Metadata.Key<String> HEADER = Metadata.Key.of("x-test-ak-name", Metadata.ASCII_STRING_MARSHALLER);
     private static final Context.Key<byte[]> KEY = Context.key("test-ak-name");

@@ -1,5 +1,6 @@
 package dev.sextant.joinapi;
 
+import dev.sextant.serviceconfig.JoinServiceConfig;
 import java.io.IOException;
 import java.io.StringWriter;
 import java.math.BigInteger;
@@ -52,23 +53,23 @@ public final class TestCluster implements AutoCloseable {
 
     public Map<String, String> properties() {
         Map<String, String> p = new HashMap<>();
-        p.put("sextant.join.atls.enabled", "false");
-        p.put("sextant.join.kms.endpoint", kms.endpoint());
-        p.put("sextant.join.kms.deadline", "2s");
-        p.put("sextant.join.kubernetes.base-path", kube.url());
-        p.put("sextant.join.api-server-endpoint", "10.0.0.1:6443");
-        p.put("sextant.join.kubernetes-version", "v1.31.4+k3s1");
-        p.put("sextant.join.measurement-salt-file", dir.resolve("measurementSalt").toString());
-        p.put("sextant.join.ca.cert-file", dir.resolve("ca.crt").toString());
-        p.put("sextant.join.ca.key-file", dir.resolve("ca.key").toString());
-        p.put("sextant.join.control-plane-dir", dir.resolve("pki").toString());
+        p.put(JoinServiceConfig.ATLS_ENABLED, "false");
+        p.put(JoinServiceConfig.KMS_ENDPOINT, kms.endpoint());
+        p.put(JoinServiceConfig.KMS_DEADLINE, "2s");
+        p.put(JoinServiceConfig.KUBERNETES_BASE_PATH, kube.url());
+        p.put(JoinServiceConfig.API_SERVER_ENDPOINT, "10.0.0.1:6443");
+        p.put(JoinServiceConfig.KUBERNETES_VERSION, "v1.31.4+k3s1");
+        p.put(JoinServiceConfig.MEASUREMENT_SALT_FILE, dir.resolve("measurementSalt").toString());
+        p.put(JoinServiceConfig.CA_CERT_FILE, dir.resolve("ca.crt").toString());
+        p.put(JoinServiceConfig.CA_KEY_FILE, dir.resolve("ca.key").toString());
+        p.put(JoinServiceConfig.CONTROL_PLANE_DIR, dir.resolve("pki").toString());
         return p;
     }
 
     /** The same cluster as a kubeadm join service sees it: kubelet certificates signed with ca.key. */
     Map<String, String> kubeadmProperties() {
         Map<String, String> p = properties();
-        p.put("sextant.join.kubernetes.distribution", "kubeadm");
+        p.put(JoinServiceConfig.KUBERNETES_DISTRIBUTION, "kubeadm");
         return p;
     }
 

@@ -11,6 +11,7 @@ import dev.sextant.joinapi.binding.KubernetesBindingStore;
 import dev.sextant.proto.v1.IssueJoinTicketRequest;
 import dev.sextant.proto.v1.IssueRejoinTicketRequest;
 import dev.sextant.proto.v1.JoinServiceGrpc.JoinServiceBlockingStub;
+import dev.sextant.serviceconfig.JoinServiceConfig;
 import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
@@ -59,9 +60,9 @@ class BindingAttacksTest implements TestPropertyProvider {
 
     private static Map<String, String> initNodeProperties(TestCluster cluster) {
         Map<String, String> p = new HashMap<>(cluster.properties());
-        p.put("sextant.join.init-node.ak-name", HexFormat.of().formatHex(INIT_AK));
-        p.put("sextant.join.init-node.node-name", INIT_NAME);
-        p.put("sextant.join.init-node.disk-uuids", INIT_DISK + "," + INIT_VOLUME);
+        p.put(JoinServiceConfig.INIT_NODE_AK_NAME, HexFormat.of().formatHex(INIT_AK));
+        p.put(JoinServiceConfig.INIT_NODE_NODE_NAME, INIT_NAME);
+        p.put(JoinServiceConfig.INIT_NODE_DISK_UUIDS, INIT_DISK + "," + INIT_VOLUME);
         return p;
     }
 
