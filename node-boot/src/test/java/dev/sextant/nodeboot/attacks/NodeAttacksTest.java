@@ -258,7 +258,7 @@ class NodeAttacksTest {
         node.bringUp.run(new Membership(Via.JOIN, BootstrapStatus.Role.WORKER, "worker-0",
                 ClusterKeys.clusterId(TestJoinService.MEASUREMENT_SECRET, TestJoinService.MEASUREMENT_SALT),
                 TestJoinService.STATE_DISK_KEY, TestJoinService.DISCOVERY_KEY, new KubernetesPlan.None(), new ServicesPlan.None(),
-                null, null), (step, detail) -> { });
+                null, null, null), (step, detail) -> { });
         assertTrue(node.luks.initialized());
         return node;
     }

@@ -94,7 +94,7 @@ class UnlockAtBootTest {
         var membership = new Membership(Via.JOIN, BootstrapStatus.Role.WORKER, "worker-0", clusterId,
                 TestJoinService.STATE_DISK_KEY, TestJoinService.DISCOVERY_KEY,
                 new KubernetesPlan.Join(new JoinSettings("worker-0", "https://10.0.2.2:6443", "K10cafe::abcdef.0123", false)),
-                new ServicesPlan.None(), null, null);
+                new ServicesPlan.None(), null, null, null);
         return (BringUpOutcome.Bootstrapped) node.bringUp.run(membership, (step, detail) -> { });
     }
 
