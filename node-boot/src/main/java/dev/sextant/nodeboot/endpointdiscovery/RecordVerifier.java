@@ -6,9 +6,13 @@ import dev.sextant.keys.member.MemberKey;
 import dev.sextant.keys.member.MemberRole;
 
 import java.net.InetAddress;
+import java.nio.ByteBuffer;
 import java.net.UnknownHostException;
 import java.time.Clock;
 import java.util.Arrays;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
@@ -21,10 +25,21 @@ import java.util.Set;
  * start with the member's own node name. Addresses: every record's address is the one the sender's
  * messages come from, so a member cannot point a name at someone else's machine. Every refusal is
  * an IllegalArgumentException saying what is wrong (no key material in it).
+ *
+ * <p>Members re-announce the same bytes every period and after every view change, so the verdict
+ * on an announcement's bytes is remembered (and a certificate's, across a member's versions): a
+ * repeat costs a map lookup instead of two Ed25519 verifications. What depends on the moment is
+ * checked every time: the certificate's validity and the sender's address.
  */
 final class RecordVerifier {
+    /** Bounded so an intruder cycling versions cannot grow it; a few times a large cluster's member count. */
+    static final int REMEMBERED = 1024;
+
     /** What an accepted announcement says, and who (by certificate) said it. */
-    record Verified(String nodeName, MemberRole role, long version, Set<EndpointRecord> records) {
+    record Verified(MemberCertificate certificate, long version, Set<EndpointRecord> records) {
+        String nodeName() {
+            return certificate.nodeName();
+        }
     }
 
     private final RecordCodec codec;
@@ -32,6 +47,8 @@ final class RecordVerifier {
     private final byte[] caPublicKey;
     private final byte[] clusterId;
     private final Clock clock;
+    private final Map<ByteBuffer, Verified> verifiedAnnouncements = lru();
+    private final Map<ByteBuffer, MemberCertificate> verifiedCertificates = lru();
 
     /** Verifies against the CA and cluster of this member's own (already checked) credentials. */
     RecordVerifier(RecordCodec codec, String domain, MemberCredentials own, Clock clock) {
@@ -47,6 +64,25 @@ final class RecordVerifier {
      *                      the transport does not know it, which is refused (the next re-announce retries)
      */
     Verified verify(byte[] envelope, Optional<InetAddress> senderAddress) {
+        Verified v = verifiedAnnouncements.get(ByteBuffer.wrap(envelope));
+        if (v == null) {
+            v = verifyBytes(envelope);
+            verifiedAnnouncements.put(ByteBuffer.wrap(envelope.clone()), v);
+        } else if (!v.certificate().validAt(clock.instant())) {
+            throw new IllegalArgumentException("member certificate of " + v.nodeName() + " is valid only from "
+                    + v.certificate().notBefore() + " to " + v.certificate().notAfter());
+        }
+        if (!v.records().isEmpty() && senderAddress.isEmpty()) {
+            throw new IllegalArgumentException("the sender's address of " + v.nodeName() + "'s announcement is unknown");
+        }
+        for (EndpointRecord r : v.records()) {
+            checkAddress(v.certificate(), r, senderAddress.orElseThrow());
+        }
+        return v;
+    }
+
+    /** Everything that depends only on the bytes: certificate, signature, records and their names. */
+    private Verified verifyBytes(byte[] envelope) {
         int certStart = RecordSigner.MAGIC.length + 2;
         if (envelope.length < certStart + MemberKey.SIGNATURE_BYTES
                 || !Arrays.equals(envelope, 0, RecordSigner.MAGIC.length, RecordSigner.MAGIC, 0, RecordSigner.MAGIC.length)) {
@@ -61,25 +97,43 @@ final class RecordVerifier {
         if (bodyStart > sigStart) {
             throw new IllegalArgumentException("announcement's certificate length runs past its end");
         }
-        MemberCertificate certificate = MemberCertificate.verify(Arrays.copyOfRange(envelope, certStart, bodyStart),
-                caPublicKey, clock.instant());
-        if (!certificate.sameCluster(clusterId)) {
-            throw new IllegalArgumentException("member certificate of " + certificate.nodeName() + " is for another cluster");
-        }
+        MemberCertificate certificate = certificate(Arrays.copyOfRange(envelope, certStart, bodyStart));
         if (!MemberKey.verify(certificate.publicKey(), RecordSigner.signedBytes(envelope, sigStart),
                 Arrays.copyOfRange(envelope, sigStart, envelope.length))) {
             throw new IllegalArgumentException("announcement is not signed by the key certified for "
                     + certificate.nodeName());
         }
         RecordCodec.Announcement a = codec.decode(Arrays.copyOfRange(envelope, bodyStart, sigStart));
-        if (!a.records().isEmpty() && senderAddress.isEmpty()) {
-            throw new IllegalArgumentException("the sender's address of " + certificate.nodeName() + "'s announcement is unknown");
-        }
         for (EndpointRecord r : a.records()) {
             checkName(certificate, r);
-            checkAddress(certificate, r, senderAddress.orElseThrow());
         }
-        return new Verified(certificate.nodeName(), certificate.role(), a.version(), a.records());
+        return new Verified(certificate, a.version(), a.records());
+    }
+
+    private MemberCertificate certificate(byte[] encoded) {
+        MemberCertificate known = verifiedCertificates.get(ByteBuffer.wrap(encoded));
+        if (known != null) {
+            if (!known.validAt(clock.instant())) {
+                throw new IllegalArgumentException("member certificate of " + known.nodeName() + " is valid only from "
+                        + known.notBefore() + " to " + known.notAfter());
+            }
+            return known;
+        }
+        MemberCertificate certificate = MemberCertificate.verify(encoded, caPublicKey, clock.instant());
+        if (!certificate.sameCluster(clusterId)) {
+            throw new IllegalArgumentException("member certificate of " + certificate.nodeName() + " is for another cluster");
+        }
+        verifiedCertificates.put(ByteBuffer.wrap(encoded), certificate);
+        return certificate;
+    }
+
+    private static <V> Map<ByteBuffer, V> lru() {
+        return Collections.synchronizedMap(new LinkedHashMap<>(64, 0.75f, true) {
+            @Override
+            protected boolean removeEldestEntry(Map.Entry<ByteBuffer, V> eldest) {
+                return size() > REMEMBERED;
+            }
+        });
     }
 
     private void checkName(MemberCertificate c, EndpointRecord r) {
