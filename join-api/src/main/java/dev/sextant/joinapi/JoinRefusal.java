@@ -16,6 +16,8 @@ public enum JoinRefusal implements Refusal.Reason {
     /** This machine already joined under another node name: one name per AK. */
     ONE_NAME_PER_MACHINE(Status.Code.PERMISSION_DENIED),
     NODE_NAME_TAKEN(Status.Code.ALREADY_EXISTS),
+    /** This machine already joined in another role (a worker asking to be a control plane): one role per AK. */
+    ONE_ROLE_PER_MACHINE(Status.Code.PERMISSION_DENIED),
     KMS_UNAVAILABLE(Status.Code.UNAVAILABLE),
     KUBERNETES_UNAVAILABLE(Status.Code.UNAVAILABLE),
     INTERNAL(Status.Code.INTERNAL);

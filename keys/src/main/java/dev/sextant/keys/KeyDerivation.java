@@ -15,6 +15,11 @@ public final class KeyDerivation {
     public static final String MEASUREMENT_SECRET = "measurementSecret";
     /** Key ID of the endpoint-discovery group key, handed to attested nodes in their join ticket. */
     public static final String DISCOVERY_KEY = "discoveryKey";
+    /**
+     * Key ID of the discovery CA's Ed25519 seed: the join service and the init node certify members'
+     * discovery keys with it; only its public key leaves them.
+     */
+    public static final String DISCOVERY_CA = "discoveryCa";
     public static final int KEY_BYTES = 32;
 
     /** RFC 5869 caps the output at 255 hash lengths. */

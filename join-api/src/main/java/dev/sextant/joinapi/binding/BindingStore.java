@@ -19,7 +19,9 @@ public interface BindingStore {
         /** AK name (hex) → the UUID of the one state disk that machine owns. */
         MACHINE_DISK("machine-disk", "diskUuid"),
         /** AK name (hex) → the one node name that machine owns. */
-        MACHINE_NODE("machine-node", "nodeName");
+        MACHINE_NODE("machine-node", "nodeName"),
+        /** AK name (hex) → the one role (control-plane or worker) that machine joined in. */
+        MACHINE_ROLE("machine-role", "role");
 
         private final String label;
         private final String valueName;

@@ -35,6 +35,19 @@ public class Bindings {
         claimName(ak, nodeName);
     }
 
+    /**
+     * Binds the role a machine joins in ({@code control-plane} or {@code worker}): its member
+     * certificate names that role, and only control planes may publish the cluster's shared
+     * discovery names, so a machine that joined as a worker cannot come back as a control plane.
+     */
+    public void claimRole(byte[] akName, String role) throws Refusal {
+        String owned = store.bind(Kind.MACHINE_ROLE, hex(akName), role);
+        if (!owned.equals(role)) {
+            throw new Refusal(JoinRefusal.ONE_ROLE_PER_MACHINE, "this machine already joined as " + owned
+                    + " and may not join as " + role + " (one role per machine)");
+        }
+    }
+
     /** Binds further disks (the init node's data volumes) to the machine: forward bindings only. */
     public void claimDataVolumes(byte[] akName, List<String> diskUuids) throws Refusal {
         String ak = hex(akName);

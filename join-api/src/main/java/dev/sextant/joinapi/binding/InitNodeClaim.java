@@ -38,6 +38,7 @@ public class InitNodeClaim {
         InitNode n = node.get();
         try {
             bindings.claimNode(n.akName(), n.diskUuids().get(0), n.nodeName());
+            bindings.claimRole(n.akName(), "control-plane");
             bindings.claimDataVolumes(n.akName(), n.diskUuids().subList(1, n.diskUuids().size()));
         } catch (Refusal r) {
             throw new IllegalStateException("cannot bind the init node " + n.nodeName() + " to its AK before serving: "

@@ -2,6 +2,9 @@ package dev.sextant.joinapi.ticket;
 
 import dev.sextant.grpcsupport.Refusal;
 import dev.sextant.joinapi.JoinRefusal;
+import com.google.protobuf.ByteString;
+import dev.sextant.keys.member.MemberKey;
+import java.util.Optional;
 import java.util.regex.Pattern;
 
 /** Syntax of the untrusted string fields; each failure is INVALID_ARGUMENT with a message. */
@@ -20,6 +23,25 @@ public final class InputChecks {
             throw JoinRefusal.invalid("disk_uuid must be a lower-case RFC 4122 UUID (8-4-4-4-12 hex digits)");
         }
         return value;
+    }
+
+    /**
+     * The node's discovery public key: empty when the node sent none (it then gets no member
+     * certificate), else a raw 32-byte Ed25519 key, checked before anything is copied or signed.
+     */
+    public static Optional<byte[]> discoveryPublicKey(ByteString value) throws Refusal {
+        if (value.isEmpty()) {
+            return Optional.empty();
+        }
+        if (value.size() != MemberKey.PUBLIC_KEY_BYTES) {
+            throw JoinRefusal.invalid("discovery_public_key must be a raw " + MemberKey.PUBLIC_KEY_BYTES
+                    + "-byte Ed25519 public key, got " + value.size() + " bytes");
+        }
+        try {
+            return Optional.of(MemberKey.checkPublicKey(value.toByteArray()));
+        } catch (IllegalArgumentException e) {
+            throw JoinRefusal.invalid("discovery_public_key: " + e.getMessage());
+        }
     }
 
     public static String nodeName(String value) throws Refusal {

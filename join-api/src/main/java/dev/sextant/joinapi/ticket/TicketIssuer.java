@@ -13,6 +13,7 @@ import dev.sextant.proto.v1.IssueJoinTicketResponse;
 import dev.sextant.proto.v1.IssueRejoinTicketRequest;
 import dev.sextant.proto.v1.IssueRejoinTicketResponse;
 import jakarta.inject.Singleton;
+import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -21,7 +22,9 @@ import org.slf4j.LoggerFactory;
  * failures clean: all input checks first (the Kubernetes plan's too); then the KMS keys (nothing
  * written yet, so a KMS outage leaves nothing behind); then the bindings (the only state that
  * outlives a failure, and only ever in favour of this AK); then the plan's signing, with the
- * bootstrap token last, so no token exists for a ticket that was not returned.
+ * bootstrap token last, so no token exists for a ticket that was not returned. The member
+ * certificate is signed after the bindings too: it names the node name and role just bound to
+ * this AK, and no other.
  */
 @Singleton
 public class TicketIssuer {
@@ -31,9 +34,12 @@ public class TicketIssuer {
     private final Bindings bindings;
     private final KubernetesPlan kubernetes;
     private final ClusterInfo cluster;
+    private final MemberCertifier certifier;
 
-    public TicketIssuer(KeyServiceClient kms, Bindings bindings, KubernetesPlan kubernetes, ClusterInfo cluster) {
+    public TicketIssuer(KeyServiceClient kms, Bindings bindings, KubernetesPlan kubernetes, ClusterInfo cluster,
+                        MemberCertifier certifier) {
         this.kms = kms;
+        this.certifier = certifier;
         this.bindings = bindings;
         this.kubernetes = kubernetes;
         this.cluster = cluster;
@@ -42,19 +48,29 @@ public class TicketIssuer {
     public IssueJoinTicketResponse join(IssueJoinTicketRequest request, byte[] akName) throws Refusal {
         String uuid = InputChecks.diskUuid(request.getDiskUuid());
         String nodeName = InputChecks.nodeName(request.getNodeName());
+        Optional<byte[]> memberKey = InputChecks.discoveryPublicKey(request.getDiscoveryPublicKey());
         KubernetesPlan.Checked plan = kubernetes.check(request, nodeName);
 
         byte[] measurementSecret = kms.dataKey(KeyDerivation.MEASUREMENT_SECRET);
         byte[] diskKey = kms.dataKey(uuid);
         byte[] discoveryKey = kms.dataKey(KeyDerivation.DISCOVERY_KEY);
+        byte[] caSeed = kms.dataKey(KeyDerivation.DISCOVERY_CA);
         bindings.claimNode(akName, uuid, nodeName);
+        bindings.claimRole(akName, request.getControlPlane() ? "control-plane" : "worker");
 
         IssueJoinTicketResponse.Builder ticket = IssueJoinTicketResponse.newBuilder()
                 .setStateDiskKey(UnsafeByteOperations.unsafeWrap(diskKey))
                 .setMeasurementSalt(ByteString.copyFrom(cluster.measurementSalt()))
                 .setMeasurementSecret(UnsafeByteOperations.unsafeWrap(measurementSecret))
                 .setDiscoveryKey(UnsafeByteOperations.unsafeWrap(discoveryKey))
-                .setKubernetesVersion(cluster.kubernetesVersion());
+                .setKubernetesVersion(cluster.kubernetesVersion())
+                .setDiscoveryCaPublicKey(ByteString.copyFrom(certifier.caPublicKey(caSeed)));
+        if (memberKey.isPresent()) {
+            byte[] clusterId = KeyDerivation.clusterId(measurementSecret, cluster.measurementSalt());
+            ticket.setMemberCertificate(ByteString.copyFrom(certifier.certify(caSeed, memberKey.get(), nodeName,
+                    request.getControlPlane(), clusterId)));
+        }
+        java.util.Arrays.fill(caSeed, (byte) 0);
         plan.complete(ticket);
         LOG.info("issued join ticket: node={} disk={} kubernetes={} controlPlane={}",
                 nodeName, uuid, ticket.getKubernetesCase(), request.getControlPlane());

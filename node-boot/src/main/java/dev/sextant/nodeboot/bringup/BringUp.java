@@ -150,7 +150,7 @@ public final class BringUp {
         }
         // A membership without a group key (a development node without a state disk) leaves discovery off.
         if (m.discoveryKey().length == GROUP_KEY_BYTES) {
-            discovery.start(m.discoveryKey(), m.nodeName(), m.controlPlane());
+            discovery.start(m.discoveryKey(), m.nodeName(), m.controlPlane(), m.member());
         }
         LOG.info("Bring-up via {} done: {} since {}", m.via().label(), m.role(), state.since());
         return new BringUpOutcome.Bootstrapped(m.role(), started, m.via(), state.since(), kubeconfig);
@@ -168,7 +168,8 @@ public final class BringUp {
         // so a reboot at any later point starts them again.
         boolean nodeLocalServices = m.services() instanceof ServicesPlan.Deploy && !kubernetes.installed();
         NodeState state = new NodeState(m.role().label(), m.nodeName(), HexFormat.of().formatHex(m.clusterId()), since,
-                Base64.getEncoder().encodeToString(m.discoveryKey()), kubernetesRole(m), nodeLocalServices, Map.of());
+                Base64.getEncoder().encodeToString(m.discoveryKey()), kubernetesRole(m), nodeLocalServices, Map.of(),
+                NodeState.Member.of(m.member()));
         if (!Files.exists(diskSettings.device())) {
             progress.accept("state-disk", "no state disk at " + diskSettings.device() + "; skipped (development node)");
             return save(state);

@@ -1,5 +1,6 @@
 package dev.sextant.nodeboot.bringup;
 
+import dev.sextant.keys.member.MemberCredentials;
 import dev.sextant.nodeboot.datavolume.DataVolumeMounter;
 import dev.sextant.nodeboot.lifecycle.BootstrapStatus;
 
@@ -21,10 +22,12 @@ import java.util.Objects;
  * @param services       what the cluster services do
  * @param newVolumeKeys  the key for a data volume this node has not opened before
  * @param onDisk         the node state read back at boot (rejoin, recovery); null for a first membership
+ * @param member         discovery member key and certificate (null: the node cannot publish records,
+ *                       and discovery stays off)
  */
 public record Membership(Via via, BootstrapStatus.Role role, String nodeName, byte[] clusterId, byte[] diskKey,
                          byte[] discoveryKey, KubernetesPlan kubernetes, ServicesPlan services,
-                         DataVolumeMounter.VolumeKeys newVolumeKeys, NodeState onDisk) {
+                         DataVolumeMounter.VolumeKeys newVolumeKeys, NodeState onDisk, MemberCredentials member) {
     public Membership {
         Objects.requireNonNull(via, "via");
         Objects.requireNonNull(role, "role");

@@ -1,5 +1,8 @@
 package dev.sextant.nodeboot.bringup;
 
+import dev.sextant.keys.member.MemberCredentials;
+
+import java.util.Base64;
 import java.util.Map;
 
 /**
@@ -16,9 +19,13 @@ import java.util.Map;
  * @param kubernetes          what ran: {@link KubernetesRole}
  * @param nodeLocalServices   the KMS and join service run as services of this node
  * @param dataVolumeKeys      LUKS UUID → base64 key of each data volume this node opened
+ * @param member              this node's discovery member key and certificate, kept for every later
+ *                            boot (a rejoin, or a recovery without any join service); null on a node
+ *                            that joined without one
  */
 public record NodeState(String role, String nodeName, String clusterIdHex, String since, String discoveryKeyBase64,
-                        KubernetesRole kubernetes, boolean nodeLocalServices, Map<String, String> dataVolumeKeys) {
+                        KubernetesRole kubernetes, boolean nodeLocalServices, Map<String, String> dataVolumeKeys,
+                        Member member) {
 
     public NodeState {
         dataVolumeKeys = dataVolumeKeys == null ? Map.of() : Map.copyOf(dataVolumeKeys);
@@ -45,8 +52,31 @@ public record NodeState(String role, String nodeName, String clusterIdHex, Strin
         }
     }
 
+    /**
+     * {@link MemberCredentials} as stored, base64. Holds a private key: no toString with content.
+     */
+    public record Member(String privateKeyBase64, String certificateBase64, String caPublicKeyBase64) {
+        public static Member of(MemberCredentials c) {
+            Base64.Encoder b64 = Base64.getEncoder();
+            return c == null ? null : new Member(b64.encodeToString(c.privateKey()), b64.encodeToString(c.certificate()),
+                    b64.encodeToString(c.caPublicKey()));
+        }
+
+        public MemberCredentials credentials() {
+            Base64.Decoder b64 = Base64.getDecoder();
+            return new MemberCredentials(b64.decode(privateKeyBase64), b64.decode(certificateBase64),
+                    b64.decode(caPublicKeyBase64));
+        }
+
+        @Override
+        public String toString() {
+            return "Member[secrets redacted]";
+        }
+    }
+
     public NodeState withDataVolumeKeys(Map<String, String> keys) {
-        return new NodeState(role, nodeName, clusterIdHex, since, discoveryKeyBase64, kubernetes, nodeLocalServices, keys);
+        return new NodeState(role, nodeName, clusterIdHex, since, discoveryKeyBase64, kubernetes, nodeLocalServices, keys,
+                member);
     }
 
     @Override

@@ -1,5 +1,6 @@
 package dev.sextant.nodeboot.endpointdiscovery;
 
+import dev.sextant.keys.member.MemberCredentials;
 import jakarta.annotation.PreDestroy;
 import jakarta.inject.Singleton;
 import org.slf4j.Logger;
@@ -44,22 +45,27 @@ public final class EndpointDiscovery implements AutoCloseable {
     }
 
     /**
-     * Joins the group with {@code groupKey} (32 bytes) and publishes this node's endpoints. Does nothing
-     * when discovery is disabled or already running; a failure is logged and leaves the node without
-     * discovery, never without Kubernetes.
+     * Joins the group with {@code groupKey} (32 bytes) and publishes this node's endpoints, signed with
+     * {@code member}'s key. Does nothing when discovery is disabled or already running, or without
+     * member credentials (other members would refuse every record); a failure is logged and leaves
+     * the node without discovery, never without Kubernetes.
      */
-    public synchronized void start(byte[] groupKey, String nodeName, boolean controlPlane) {
+    public synchronized void start(byte[] groupKey, String nodeName, boolean controlPlane, MemberCredentials member) {
         if (!settings.enabled() || node != null) {
             if (!settings.enabled()) {
                 LOG.info("Discovery: disabled (sextant.discovery.gossip.enabled=false)");
             }
             return;
         }
+        if (member == null) {
+            LOG.warn("Discovery: not started: this node holds no member certificate (it joined without a discovery key)");
+            return;
+        }
         try {
             InetAddress bind = settings.bindAddress().isBlank() ? firstAddress() : InetAddress.getByName(settings.bindAddress());
             var config = new GossipNode.Config(nodeName, bind, settings.port(), seeds(), settings.domain(),
                     settings.failureTimeout(), settings.reannounce());
-            node = GossipNode.start(config, groupKey, this::write);
+            node = GossipNode.start(config, groupKey, member, this::write);
             node.publish(ownRecords(nodeName, bind.getHostAddress(), controlPlane));
         } catch (Exception e) {
             LOG.warn("Discovery: not started: {}", e.toString());

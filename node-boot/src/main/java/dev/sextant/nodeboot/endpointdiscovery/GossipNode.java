@@ -1,18 +1,24 @@
 package dev.sextant.nodeboot.endpointdiscovery;
 
+import dev.sextant.keys.member.MemberCredentials;
 import org.jgroups.Address;
+import org.jgroups.Event;
 import org.jgroups.BytesMessage;
 import org.jgroups.JChannel;
 import org.jgroups.Message;
 import org.jgroups.Receiver;
 import org.jgroups.View;
+import org.jgroups.stack.IpAddress;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import java.util.SortedSet;
 import java.util.TreeSet;
@@ -25,7 +31,8 @@ import java.util.function.Consumer;
  * This node's membership in the discovery group: publishes its own records, keeps everyone
  * else's in a {@link RecordTable}, and reports each change of the resolved set. JGroups provides
  * membership, failure detection, reliable multicast, partition merging and the sealed transport;
- * this class only decides what a record is and whose it is (the sender's, as JGroups saw it).
+ * this class only decides what a record is and whose it is: the member whose certified key signed
+ * it ({@link RecordVerifier}), never merely the sender address a message carries.
  *
  * <p>Every view change makes every member re-announce its own entry (a newcomer learns everything,
  * a healed partition re-merges), again once the view has settled, and periodically after that.
@@ -51,6 +58,8 @@ public final class GossipNode implements AutoCloseable {
     private final Config config;
     private final JChannel channel;
     private final RecordCodec codec;
+    private final RecordSigner signer;
+    private final RecordVerifier verifier;
     private final RecordTable<Address> table = new RecordTable<>();
     private final ScheduledExecutorService worker;
     private final Consumer<SortedSet<EndpointRecord>> onChange;
@@ -59,9 +68,12 @@ public final class GossipNode implements AutoCloseable {
     private Set<EndpointRecord> own = Set.of();
     private SortedSet<EndpointRecord> lastReported = new TreeSet<>();
 
-    private GossipNode(Config config, byte[] groupKey, Consumer<SortedSet<EndpointRecord>> onChange) throws Exception {
+    private GossipNode(Config config, byte[] groupKey, MemberCredentials credentials,
+                       Consumer<SortedSet<EndpointRecord>> onChange) throws Exception {
         this.config = config;
         this.codec = new RecordCodec(config.domain());
+        this.signer = new RecordSigner(codec, credentials);
+        this.verifier = new RecordVerifier(codec, config.domain(), credentials, Clock.systemUTC());
         this.onChange = onChange;
         this.worker = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "discovery-" + config.nodeName());
@@ -74,9 +86,17 @@ public final class GossipNode implements AutoCloseable {
         channel.setReceiver(new Listener());
     }
 
-    /** Joins (or founds) the group; returns once this node is a member. */
-    public static GossipNode start(Config config, byte[] groupKey, Consumer<SortedSet<EndpointRecord>> onChange) throws Exception {
-        GossipNode node = new GossipNode(config, groupKey, onChange);
+    /**
+     * Joins (or founds) the group; returns once this node is a member. {@code credentials} sign this
+     * node's records and check everyone else's; their certificate must name {@code config.nodeName()}.
+     */
+    public static GossipNode start(Config config, byte[] groupKey, MemberCredentials credentials,
+                                   Consumer<SortedSet<EndpointRecord>> onChange) throws Exception {
+        String certified = credentials.check(Instant.now()).nodeName();
+        if (!certified.equals(config.nodeName())) {
+            throw new IllegalArgumentException("the member certificate is for " + certified + ", not " + config.nodeName());
+        }
+        GossipNode node = new GossipNode(config, groupKey, credentials, onChange);
         node.channel.connect(GROUP);
         long period = config.reannounce().toMillis();
         node.worker.scheduleAtFixedRate(node::announce, period, period, TimeUnit.MILLISECONDS);
@@ -93,9 +113,11 @@ public final class GossipNode implements AutoCloseable {
             }
         }
         synchronized (publishLock) {
-            version++;
+            // A publish time, not a counter: receivers refuse versions not newer than the newest they
+            // saw from this node name, also from before this node restarted.
+            version = Math.max(version + 1, System.currentTimeMillis());
             own = Set.copyOf(records);
-            table.offer(channel.getAddress(), version, own);
+            table.offer(channel.getAddress(), config.nodeName(), version, own);
         }
         worker.execute(() -> {
             announce();
@@ -119,7 +141,7 @@ public final class GossipNode implements AutoCloseable {
             if (version == 0) {
                 return;
             }
-            payload = codec.encode(version, own);
+            payload = signer.encode(version, own);
         }
         try {
             channel.send(new BytesMessage(null, payload));
@@ -148,7 +170,7 @@ public final class GossipNode implements AutoCloseable {
             table.retainMembers(view.getMembers());
             synchronized (publishLock) {
                 if (version > 0) {
-                    table.offer(channel.getAddress(), version, own);
+                    table.offer(channel.getAddress(), config.nodeName(), version, own);
                 }
             }
             LOG.info("Discovery: view {} with {} member(s)", view.getViewId(), view.size());
@@ -175,15 +197,22 @@ public final class GossipNode implements AutoCloseable {
                 return;
             }
             try {
-                RecordCodec.Announcement a = codec.decode(msg.getArray() == null ? new byte[0]
-                        : java.util.Arrays.copyOfRange(msg.getArray(), msg.getOffset(), msg.getOffset() + msg.getLength()));
-                if (table.offer(sender, a.version(), a.records()) && !worker.isShutdown()) {
+                RecordVerifier.Verified a = verifier.verify(msg.getArray() == null ? new byte[0]
+                        : java.util.Arrays.copyOfRange(msg.getArray(), msg.getOffset(), msg.getOffset() + msg.getLength()),
+                        ipOf(sender));
+                if (table.offer(sender, a.nodeName(), a.version(), a.records()) && !worker.isShutdown()) {
                     worker.execute(GossipNode.this::report);
                 }
             } catch (IllegalArgumentException e) {
                 LOG.warn("Discovery: ignored an announcement from {}: {}", sender, e.getMessage());
             }
         }
+    }
+
+    /** The IP address the transport knows {@code sender} by (its physical address). */
+    private Optional<InetAddress> ipOf(Address sender) {
+        Object physical = channel.down(new Event(Event.GET_PHYSICAL_ADDRESS, sender));
+        return physical instanceof IpAddress ip && ip.getIpAddress() != null ? Optional.of(ip.getIpAddress()) : Optional.empty();
     }
 
     /** Leaves the group (members drop this node's records at once) and stops the worker. */

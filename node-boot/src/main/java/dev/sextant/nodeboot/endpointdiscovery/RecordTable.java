@@ -17,13 +17,24 @@ import java.util.TreeSet;
  * are dropped and refused: records live exactly as long as their publisher is in the group, so a
  * node that leaves or crashes takes its records with it (no tombstones, nothing immortal).
  *
+ * <p>Each entry also names the member that signed it (its certificate's node name), and the table
+ * remembers the newest version it accepted from each node name for as long as it lives, members
+ * gone or not: an older signed announcement replayed later, under any sender address, is refused.
+ * The newest version itself is accepted again only while no entry holds that node name (its member
+ * left the view and came back, say after a partition, and re-announces unchanged). A node name has
+ * one entry: a newer announcement of the same node from another address (the node restarted and
+ * rejoined) replaces the old address's entry. Versions are therefore publish times
+ * (see {@link GossipNode#publish}), which keep growing across a member's restarts.
+ *
  * @param <O> owner identity (a JGroups address in the node, anything comparable-by-equals in tests)
  */
 public final class RecordTable<O> {
-    private record Entry(long version, Set<EndpointRecord> records) {
+    private record Entry(String nodeName, long version, Set<EndpointRecord> records) {
     }
 
     private final Map<O, Entry> entries = new HashMap<>();
+    /** Bounded by the certified node names: each costs the CA's signature. */
+    private final Map<String, Long> newestByNode = new HashMap<>();
     private final Set<O> members = new HashSet<>();
 
     /** Installs the current membership; returns true if records disappeared with departed owners. */
@@ -33,17 +44,25 @@ public final class RecordTable<O> {
         return entries.keySet().retainAll(members);
     }
 
-    /** Offers an owner's entry; returns true if the resolved view may have changed. */
-    public synchronized boolean offer(O owner, long version, Set<EndpointRecord> records) {
+    /**
+     * Offers an owner's entry, signed by {@code nodeName}; returns true if the resolved view may have
+     * changed. Refused (false): an owner that is not a member; a version older than the newest
+     * accepted from that node name (a delayed copy or a replay); the newest version while an entry
+     * holds that node name (a re-announce, or a replay of it from another address).
+     */
+    public synchronized boolean offer(O owner, String nodeName, long version, Set<EndpointRecord> records) {
         if (!members.contains(owner)) {
             return false;
         }
-        Entry current = entries.get(owner);
-        if (current != null && current.version() >= version) {
+        Long newest = newestByNode.get(nodeName);
+        if (newest != null && (version < newest
+                || version == newest && entries.values().stream().anyMatch(e -> e.nodeName().equals(nodeName)))) {
             return false;
         }
-        entries.put(owner, new Entry(version, Set.copyOf(records)));
-        return current == null || !current.records().equals(records);
+        newestByNode.put(nodeName, version);
+        boolean changed = entries.entrySet().removeIf(e -> !e.getKey().equals(owner) && e.getValue().nodeName().equals(nodeName));
+        Entry current = entries.put(owner, new Entry(nodeName, version, Set.copyOf(records)));
+        return changed || current == null || !current.records().equals(records);
     }
 
     /** Every record of every live owner, sorted; duplicates from several owners collapse. */

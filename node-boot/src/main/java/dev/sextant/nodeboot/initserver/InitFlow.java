@@ -59,7 +59,7 @@ public final class InitFlow {
         }
         Membership membership = new Membership(Via.INIT, BootstrapStatus.Role.CONTROL_PLANE, node.name(), clusterId,
                 keys.diskKey(uuid), keys.discoveryKey(), new KubernetesPlan.Init(clusterSettings(request)),
-                new ServicesPlan.Deploy(services), keys::diskKey, null);
+                new ServicesPlan.Deploy(services), keys::diskKey, null, keys.certifySelf(node.name(), clusterId));
         BringUpOutcome outcome = bringUp.run(membership, progress);
         if (outcome instanceof BringUpOutcome.LockLost lost) {
             throw new InitFailedException(lost.message());

@@ -1,5 +1,13 @@
 package dev.sextant.nodeboot.joinclient;
 
+import com.google.protobuf.ByteString;
+import dev.sextant.keys.member.MemberCertificate;
+import dev.sextant.keys.member.MemberCredentials;
+import dev.sextant.keys.member.MemberKey;
+import dev.sextant.keys.member.MemberRole;
+import java.security.SecureRandom;
+import java.time.Instant;
+import java.util.ArrayList;
 import dev.sextant.nodeboot.bringup.BringUp;
 import dev.sextant.nodeboot.bringup.BringUpOutcome;
 import dev.sextant.nodeboot.bringup.KubernetesPlan;
@@ -50,6 +58,11 @@ public final class JoinClient {
     private final Backoff backoff;
     private final Sleeper sleeper;
     private final AtomicBoolean stopRequested = new AtomicBoolean();
+    /**
+     * This node's discovery signing key: its public half goes into the join request (inside the
+     * attested channel) and comes back certified; both halves then live on the encrypted state disk.
+     */
+    private final MemberKey memberKey = MemberKey.generate(new SecureRandom());
 
     public JoinClient(Node node, ControlPlaneDiscovery discovery, JoinTransport transport, NodeLock lock,
                       BringUp bringUp, Backoff backoff, Sleeper sleeper) {
@@ -93,7 +106,8 @@ public final class JoinClient {
             endpoints = discovery.endpoints();
             // k3s makes its own kubelet credentials: no CSR (the field is kubeadm's).
             request = IssueJoinTicketRequest.newBuilder().setDiskUuid(node.diskUuid().read()).setNodeName(node.name())
-                    .setControlPlane(node.controlPlane()).build();
+                    .setControlPlane(node.controlPlane())
+                    .setDiscoveryPublicKey(ByteString.copyFrom(memberKey.publicKey())).build();
         } catch (IOException | DiskCryptException e) {
             LOG.warn("Cannot prepare a join request: {}", e.getMessage());
             return null;
@@ -106,18 +120,45 @@ public final class JoinClient {
                 LOG.warn("Join service {} refused or unreachable: {}", endpoint, e.getStatus());
                 continue;
             }
-            List<String> problems = TicketCheck.problems(ticket, node.kubernetesInstalled());
+            List<String> problems = new ArrayList<>(TicketCheck.problems(ticket, node.kubernetesInstalled()));
+            MemberCredentials member = problems.isEmpty() ? member(ticket, problems) : null;
             if (!problems.isEmpty()) {
                 LOG.warn("Join ticket from {} refused, nothing applied: {}", endpoint, String.join("; ", problems));
                 continue;
             }
             LOG.info("Join ticket from {}", endpoint);
-            return bringUp(endpoint, ticket);
+            return bringUp(endpoint, ticket, member);
         }
         return null;
     }
 
-    private JoinOutcome bringUp(Endpoint endpoint, IssueJoinTicketResponse ticket) throws InterruptedException {
+    /**
+     * This node's member credentials from the ticket, or null with a problem added: the certificate
+     * must be the ticket's CA's, for this node's key, name, role and the ticket's cluster.
+     */
+    private MemberCredentials member(IssueJoinTicketResponse ticket, List<String> problems) {
+        MemberCredentials member = new MemberCredentials(memberKey.privateKey(), ticket.getMemberCertificate().toByteArray(),
+                ticket.getDiscoveryCaPublicKey().toByteArray());
+        MemberCertificate certificate;
+        try {
+            certificate = member.check(Instant.now());
+        } catch (IllegalArgumentException e) {
+            problems.add("member_certificate: " + e.getMessage());
+            return null;
+        }
+        byte[] clusterId = ClusterKeys.clusterId(ticket.getMeasurementSecret().toByteArray(),
+                ticket.getMeasurementSalt().toByteArray());
+        MemberRole role = node.controlPlane() ? MemberRole.CONTROL_PLANE : MemberRole.WORKER;
+        if (!certificate.nodeName().equals(node.name()) || certificate.role() != role || !certificate.sameCluster(clusterId)) {
+            problems.add("member_certificate names " + certificate.nodeName() + " as " + certificate.role()
+                    + " (or another cluster); this node is " + node.name() + " as " + role);
+            return null;
+        }
+        return member;
+    }
+
+    private JoinOutcome bringUp(Endpoint endpoint, IssueJoinTicketResponse ticket, MemberCredentials member)
+            throws InterruptedException {
         byte[] clusterId = ClusterKeys.clusterId(ticket.getMeasurementSecret().toByteArray(),
                 ticket.getMeasurementSalt().toByteArray());
         KubernetesPlan kubernetes = ticket.hasK3S()
@@ -126,7 +167,7 @@ public final class JoinClient {
                 : new KubernetesPlan.None();
         Membership membership = new Membership(Via.JOIN, node.controlPlane() ? BootstrapStatus.Role.CONTROL_PLANE
                 : BootstrapStatus.Role.WORKER, node.name(), clusterId, ticket.getStateDiskKey().toByteArray(),
-                ticket.getDiscoveryKey().toByteArray(), kubernetes, new ServicesPlan.None(), null, null);
+                ticket.getDiscoveryKey().toByteArray(), kubernetes, new ServicesPlan.None(), null, null, member);
         BringUpOutcome outcome = bringUp.run(membership, (step, detail) -> LOG.info("Join: {}: {}", step, detail));
         if (outcome instanceof BringUpOutcome.LockLost lost) {
             return JoinOutcome.lockedBy(lost.holder());

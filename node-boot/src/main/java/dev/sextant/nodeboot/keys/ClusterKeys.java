@@ -1,6 +1,14 @@
 package dev.sextant.nodeboot.keys;
 
 import dev.sextant.keys.KeyDerivation;
+import dev.sextant.keys.member.DiscoveryCa;
+import dev.sextant.keys.member.MemberCredentials;
+import dev.sextant.keys.member.MemberKey;
+import dev.sextant.keys.member.MemberRole;
+
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.time.Instant;
 
 import java.util.Locale;
 
@@ -10,6 +18,8 @@ import java.util.Locale;
  */
 public final class ClusterKeys {
     public static final int KEY_BYTES = KeyDerivation.KEY_BYTES;
+    /** As the join service's default (sextant.join.member-certificate-validity): the node's expected life. */
+    public static final Duration MEMBER_CERTIFICATE_VALIDITY = Duration.ofDays(3650);
     /** Data-key ID of the discovery group key (join-api's TicketIssuer asks the KMS for the same ID). */
 
     private final KeyDerivation derivation;
@@ -31,6 +41,19 @@ public final class ClusterKeys {
     /** "key-discoveryKey": the endpoint-discovery group key; the join service hands the same key out in tickets. */
     public byte[] discoveryKey() {
         return derivation.dataKey(KeyDerivation.DISCOVERY_KEY, KEY_BYTES);
+    }
+
+    /**
+     * The init node certifies its own discovery key the way the join service certifies a joining
+     * member's (the same {@link DiscoveryCa}, derived from the same master secret): as a control
+     * plane, for {@link #MEMBER_CERTIFICATE_VALIDITY}, with a fresh key that then lives on its state disk.
+     */
+    public MemberCredentials certifySelf(String nodeName, byte[] clusterId) {
+        DiscoveryCa ca = new DiscoveryCa(derivation.dataKey(KeyDerivation.DISCOVERY_CA, KEY_BYTES));
+        MemberKey key = MemberKey.generate(new SecureRandom());
+        byte[] certificate = ca.certifyMember(key.publicKey(), nodeName, MemberRole.CONTROL_PLANE, clusterId, Instant.now(),
+                MEMBER_CERTIFICATE_VALIDITY);
+        return new MemberCredentials(key.privateKey(), certificate, ca.publicKey());
     }
 
     /** What PCR 15 is marked with. */

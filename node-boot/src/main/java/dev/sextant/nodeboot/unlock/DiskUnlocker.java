@@ -110,6 +110,7 @@ public final class DiskUnlocker {
         byte[] discoveryKey = state.discoveryKeyBase64() == null ? new byte[0] : Base64.getDecoder().decode(state.discoveryKeyBase64());
         return new Membership(via, role, state.nodeName(), HexFormat.of().parseHex(state.clusterIdHex()), key, discoveryKey,
                 new KubernetesPlan.Restart(state.kubernetes()),
-                state.nodeLocalServices() ? new ServicesPlan.RestartNodeLocal() : new ServicesPlan.None(), null, state);
+                state.nodeLocalServices() ? new ServicesPlan.RestartNodeLocal() : new ServicesPlan.None(), null, state,
+                state.member() == null ? null : state.member().credentials());
     }
 }

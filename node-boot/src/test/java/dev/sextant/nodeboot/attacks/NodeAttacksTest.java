@@ -145,6 +145,25 @@ class NodeAttacksTest {
     }
 
     @Test
+    @DisplayName("a join ticket whose member certificate is for another key and node (a control plane's): the node refuses it before the lock and applies nothing")
+    void ticketWithAnotherMembersCertificate() throws Exception {
+        TestNode node = node();
+        try (var service = new TestJoinService(serviceTpm, verifierOf(nodeTpm))) {
+            var ca = new dev.sextant.keys.member.DiscoveryCa(TestJoinService.DISCOVERY_CA_SEED);
+            byte[] otherKey = dev.sextant.keys.member.MemberKey.generate(new java.security.SecureRandom()).publicKey();
+            service.ticket = TestJoinService.ticket().toBuilder()
+                    .setDiscoveryCaPublicKey(ByteString.copyFrom(ca.publicKey()))
+                    .setMemberCertificate(ByteString.copyFrom(ca.certifyMember(otherKey, "control-plane-0",
+                            dev.sextant.keys.member.MemberRole.CONTROL_PLANE,
+                            ClusterKeys.clusterId(TestJoinService.MEASUREMENT_SECRET, TestJoinService.MEASUREMENT_SALT),
+                            java.time.Instant.now(), Duration.ofDays(1)))).build();
+            assertInstanceOf(JoinOutcome.Stopped.class, joinTwice(node, service));
+            assertEquals(2, service.requests.size(), "asked, refused, asked again");
+            assertNothingApplied(node);
+        }
+    }
+
+    @Test
     @DisplayName("an impostor join service offering a rebooted node its key: the node refuses it in the handshake and its disk stays locked")
     void impostorRejoin() throws Exception {
         TestNode node = joinedWorker();
@@ -258,7 +277,7 @@ class NodeAttacksTest {
         node.bringUp.run(new Membership(Via.JOIN, BootstrapStatus.Role.WORKER, "worker-0",
                 ClusterKeys.clusterId(TestJoinService.MEASUREMENT_SECRET, TestJoinService.MEASUREMENT_SALT),
                 TestJoinService.STATE_DISK_KEY, TestJoinService.DISCOVERY_KEY, new KubernetesPlan.None(), new ServicesPlan.None(),
-                null, null), (step, detail) -> { });
+                null, null, null), (step, detail) -> { });
         assertTrue(node.luks.initialized());
         return node;
     }

@@ -37,7 +37,8 @@ class DiscoveryResumeTest {
         int port = freePort();
         Path file = dir.resolve("run/discovery.key");
         try (var first = new EndpointDiscovery(settings(true, port))) {
-            new DiscoveryResume(first, file).start(new byte[32], "cp-1", true);
+            new DiscoveryResume(first, file).start(new byte[32], "cp-1", true,
+                    TestMembers.random().controlPlane("cp-1"));
             assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(file)));
         }
         try (var restarted = new EndpointDiscovery(settings(true, port))) {
@@ -55,7 +56,8 @@ class DiscoveryResumeTest {
     @DisplayName("with discovery switched off nothing is remembered")
     void disabledRemembersNothing() throws Exception {
         Path file = dir.resolve("discovery.key");
-        new DiscoveryResume(new EndpointDiscovery(settings(false, freePort())), file).start(new byte[32], "cp-1", true);
+        new DiscoveryResume(new EndpointDiscovery(settings(false, freePort())), file).start(new byte[32], "cp-1", true,
+                TestMembers.random().controlPlane("cp-1"));
         assertFalse(Files.exists(file));
     }
 }

@@ -58,7 +58,7 @@ class EndpointDiscoveryTest {
             port = s.getLocalPort();
         }
         try (var discovery = new EndpointDiscovery(settings(true, port, hosts, 30090))) {
-            discovery.start(new byte[32], "cp-1", true);
+            discovery.start(new byte[32], "cp-1", true, TestMembers.random().controlPlane("cp-1"));
             long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
             while (System.nanoTime() < deadline && !Files.readString(hosts).contains("api.internal.demo")) {
                 Thread.sleep(50);
@@ -75,7 +75,7 @@ class EndpointDiscoveryTest {
     void disabledDoesNothing() throws Exception {
         Path hosts = dir.resolve("hosts");
         try (var discovery = new EndpointDiscovery(settings(false, 7800, hosts, 0))) {
-            discovery.start(new byte[32], "cp-1", true);
+            discovery.start(new byte[32], "cp-1", true, TestMembers.random().controlPlane("cp-1"));
             assertEquals(List.of(), List.copyOf(discovery.records()));
         }
         assertTrue(!Files.exists(hosts));

@@ -30,7 +30,9 @@ public final class GossipNodeProcess {
         var config = new GossipNode.Config(args[0], InetAddress.getByName(args[1]), Integer.parseInt(args[2]), seeds,
                 args[4], Duration.ofMillis(Long.parseLong(args[6])), Duration.ofSeconds(30));
         HostsFile hosts = new HostsFile(Path.of(args[7]));
-        GossipNode node = GossipNode.start(config, HexFormat.of().parseHex(args[5]), records -> {
+        byte[] key = HexFormat.of().parseHex(args[5]);
+        // Every process given the same key shares one test CA, and each certifies itself as a control plane.
+        GossipNode node = GossipNode.start(config, key, TestMembers.forGroupKey(key).controlPlane(args[0]), records -> {
             System.out.println("RECORDS " + System.currentTimeMillis() + " " + format(records));
             try {
                 hosts.update(RecordTable.addressesByName(records));

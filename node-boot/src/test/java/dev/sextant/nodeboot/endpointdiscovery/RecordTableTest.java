@@ -22,11 +22,11 @@ class RecordTableTest {
     void ownerVersionWins() {
         RecordTable<String> table = new RecordTable<>();
         table.retainMembers(List.of("a"));
-        assertTrue(table.offer("a", 2, Set.of(A1, J1)));
-        assertFalse(table.offer("a", 1, Set.of(A1)), "a delayed older copy");
-        assertFalse(table.offer("a", 2, Set.of()), "an equal version");
+        assertTrue(table.offer("a", "node-a", 2, Set.of(A1, J1)));
+        assertFalse(table.offer("a", "node-a", 1, Set.of(A1)), "a delayed older copy");
+        assertFalse(table.offer("a", "node-a", 2, Set.of()), "an equal version");
         assertEquals(new TreeSet<>(Set.of(A1, J1)), table.records());
-        assertTrue(table.offer("a", 3, Set.of(A1)));
+        assertTrue(table.offer("a", "node-a", 3, Set.of(A1)));
         assertEquals(new TreeSet<>(Set.of(A1)), table.records());
     }
 
@@ -35,12 +35,12 @@ class RecordTableTest {
     void recordsFollowMembership() {
         RecordTable<String> table = new RecordTable<>();
         table.retainMembers(List.of("a", "b"));
-        table.offer("a", 1, Set.of(A1));
-        table.offer("b", 1, Set.of(A2));
+        table.offer("a", "node-a", 1, Set.of(A1));
+        table.offer("b", "node-b", 1, Set.of(A2));
         assertTrue(table.retainMembers(List.of("a")), "b left");
         assertEquals(new TreeSet<>(Set.of(A1)), table.records());
-        assertFalse(table.offer("b", 2, Set.of(A2)), "a late message from a departed owner");
-        assertFalse(table.offer("stranger", 1, Set.of(A2)));
+        assertFalse(table.offer("b", "node-b", 2, Set.of(A2)), "a late message from a departed owner");
+        assertFalse(table.offer("stranger", "node-stranger", 1, Set.of(A2)));
         assertEquals(new TreeSet<>(Set.of(A1)), table.records());
     }
 
@@ -49,9 +49,31 @@ class RecordTableTest {
     void unionOfOwners() {
         RecordTable<String> table = new RecordTable<>();
         table.retainMembers(List.of("a", "b"));
-        table.offer("b", 7, Set.of(A2));
-        table.offer("a", 1, Set.of(A1, J1));
+        table.offer("b", "node-b", 7, Set.of(A2));
+        table.offer("a", "node-a", 1, Set.of(A1, J1));
         SortedSet<String> api = RecordTable.addressesByName(table.records()).get("api.internal.demo");
         assertEquals(List.of("10.0.0.1", "10.0.0.2"), List.copyOf(api));
+    }
+
+    @Test
+    @DisplayName("a member that left the view and came back (a healed partition) re-announces its unchanged version and is taken back")
+    void unchangedVersionReturnsAfterDeparture() {
+        RecordTable<String> table = new RecordTable<>();
+        table.retainMembers(List.of("a", "b"));
+        table.offer("b", "node-b", 5, Set.of(A2));
+        table.retainMembers(List.of("a"));
+        table.retainMembers(List.of("a", "b"));
+        assertTrue(table.offer("b", "node-b", 5, Set.of(A2)));
+        assertEquals(new TreeSet<>(Set.of(A2)), table.records());
+    }
+
+    @Test
+    @DisplayName("a node that restarted under a new address replaces its old entry with its newer version")
+    void restartedNodeReplacesItsOldEntry() {
+        RecordTable<String> table = new RecordTable<>();
+        table.retainMembers(List.of("a-old", "a-new"));
+        table.offer("a-old", "node-a", 5, Set.of(A1));
+        assertTrue(table.offer("a-new", "node-a", 9, Set.of(A2)));
+        assertEquals(new TreeSet<>(Set.of(A2)), table.records());
     }
 }

@@ -25,12 +25,15 @@ class SealedGroupTest {
         InetAddress lo = InetAddress.getLoopbackAddress();
         int[] ports = {freePort(), freePort(), freePort()};
         List<InetSocketAddress> seeds = List.of(new InetSocketAddress(lo, ports[0]), new InetSocketAddress(lo, ports[1]));
-        EndpointRecord a = new EndpointRecord("join.internal.demo", "10.0.0.1", 30090);
-        EndpointRecord b = new EndpointRecord("api.internal.demo", "10.0.0.2", 6443);
-        EndpointRecord forged = new EndpointRecord("api.internal.demo", "6.6.6.6", 6443);
-        try (GossipNode nodeA = GossipNode.start(config("a", ports[0], seeds), key, r -> { });
-             GossipNode nodeB = GossipNode.start(config("b", ports[1], seeds), key, r -> { });
-             GossipNode intruder = GossipNode.start(config("x", ports[2], seeds), random(), r -> { })) {
+        // Records point at the address the members send from (loopback here), as the receivers demand.
+        EndpointRecord a = new EndpointRecord("join.internal.demo", "127.0.0.1", 30090);
+        EndpointRecord b = new EndpointRecord("api.internal.demo", "127.0.0.1", 6443);
+        EndpointRecord forged = new EndpointRecord("x.datastore.internal.demo", "127.0.0.1", 2379);
+        TestMembers members = TestMembers.random();
+        try (GossipNode nodeA = GossipNode.start(config("a", ports[0], seeds), key, members.controlPlane("a"), r -> { });
+             GossipNode nodeB = GossipNode.start(config("b", ports[1], seeds), key, members.controlPlane("b"), r -> { });
+             GossipNode intruder = GossipNode.start(config("x", ports[2], seeds), random(), members.controlPlane("x"),
+                     r -> { })) {
             nodeA.publish(Set.of(a));
             nodeB.publish(Set.of(b));
             intruder.publish(Set.of(forged));
@@ -40,7 +43,7 @@ class SealedGroupTest {
             assertFalse(nodeA.records().contains(forged) || nodeB.records().contains(forged));
             assertEquals(Set.of(forged), intruder.records());
             assertEquals(2, nodeA.members());
-            assertEquals(List.of(new Endpoint("10.0.0.1", 30090)),
+            assertEquals(List.of(new Endpoint("127.0.0.1", 30090)),
                     new GossipDiscovery(nodeB::records, "join.internal.demo").endpoints());
         }
     }

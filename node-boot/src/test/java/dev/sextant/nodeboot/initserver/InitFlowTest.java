@@ -70,7 +70,7 @@ class InitFlowTest {
     }
 
     @Test
-    @DisplayName("an image without k3s still initializes: the disk carries the cluster key and the node state, the services run on the node")
+    @DisplayName("an image without k3s still initializes: the disk carries the cluster key and the node state (with the init node's self-certified discovery member key), the services run on the node")
     void notInstalledIsSuccess() throws Exception {
         List<String> steps = new ArrayList<>();
         var outcome = flow(new DriverResult.NotInstalled("/usr/local/bin/k3s is missing"))
@@ -87,5 +87,14 @@ class InitFlowTest {
         assertEquals("node-a", state.nodeName());
         assertTrue(state.nodeLocalServices());
         assertEquals(outcome.bootstrapped().since(), state.since());
+        // The init node certified itself with the CA the join service derives from the same master secret.
+        byte[] caSeed = new dev.sextant.keys.KeyDerivation(new byte[32], new byte[32])
+                .dataKey(dev.sextant.keys.KeyDerivation.DISCOVERY_CA, 32);
+        var member = state.member().credentials();
+        assertTrue(java.util.Arrays.equals(new dev.sextant.keys.member.DiscoveryCa(caSeed).publicKey(), member.caPublicKey()));
+        var certificate = member.check(java.time.Instant.now());
+        assertEquals("node-a", certificate.nodeName());
+        assertEquals(dev.sextant.keys.member.MemberRole.CONTROL_PLANE, certificate.role());
+        assertTrue(certificate.sameCluster(outcome.success().getClusterId().toByteArray()));
     }
 }

@@ -158,6 +158,12 @@ class JoinClientTest {
             assertEquals("node-b", service.requests.get(0).getNodeName());
             assertEquals(FakeLuks.UUID, service.requests.get(0).getDiskUuid());
             assertTrue(service.requests.get(0).getKubeletCsr().isEmpty(), "k3s makes its own kubelet credentials");
+            var member = state.member().credentials();
+            var certificate = member.check(java.time.Instant.now());
+            assertArrayEquals(service.requests.get(0).getDiscoveryPublicKey().toByteArray(), certificate.publicKey(),
+                    "the key sent in the request is certified, and kept with its private half on the state disk");
+            assertEquals("node-b", certificate.nodeName());
+            assertEquals(dev.sextant.keys.member.MemberRole.WORKER, certificate.role());
             var joined = (JoinOutcome.Joined) outcome;
             assertEquals(Via.JOIN, joined.bootstrapped().via());
             assertEquals(List.of(), node.sleeps(), "no retry was needed");

@@ -17,7 +17,12 @@ import io.grpc.Status;
 import io.grpc.netty.NettyServerBuilder;
 import io.grpc.stub.StreamObserver;
 
+import dev.sextant.keys.KeyDerivation;
+import dev.sextant.keys.member.DiscoveryCa;
+import dev.sextant.keys.member.MemberRole;
 import java.io.IOException;
+import java.time.Duration;
+import java.time.Instant;
 import java.net.InetSocketAddress;
 import java.util.Arrays;
 import java.util.List;
@@ -35,6 +40,8 @@ public final class TestJoinService extends JoinServiceGrpc.JoinServiceImplBase i
     public static final byte[] MEASUREMENT_SECRET = filled(0x4d);
     public static final byte[] MEASUREMENT_SALT = filled(0x53);
     public static final byte[] DISCOVERY_KEY = filled(0x44);
+    /** Seed of this service's discovery CA (the real one derives it from the master secret). */
+    public static final byte[] DISCOVERY_CA_SEED = filled(0x43);
 
     public final AtomicInteger refusedHandshakes = new AtomicInteger();
     public final List<IssueJoinTicketRequest> requests = new CopyOnWriteArrayList<>();
@@ -82,7 +89,17 @@ public final class TestJoinService extends JoinServiceGrpc.JoinServiceImplBase i
     @Override
     public void issueJoinTicket(IssueJoinTicketRequest request, StreamObserver<IssueJoinTicketResponse> response) {
         requests.add(request);
-        response.onNext(ticket);
+        IssueJoinTicketResponse answer = ticket;
+        // Certifies the requester's key as the real join service does, unless a test put its own certificate in.
+        if (answer.getMemberCertificate().isEmpty() && !request.getDiscoveryPublicKey().isEmpty()) {
+            DiscoveryCa ca = new DiscoveryCa(DISCOVERY_CA_SEED);
+            answer = answer.toBuilder().setDiscoveryCaPublicKey(ByteString.copyFrom(ca.publicKey()))
+                    .setMemberCertificate(ByteString.copyFrom(ca.certifyMember(request.getDiscoveryPublicKey().toByteArray(),
+                            request.getNodeName(), request.getControlPlane() ? MemberRole.CONTROL_PLANE : MemberRole.WORKER,
+                            KeyDerivation.clusterId(MEASUREMENT_SECRET, MEASUREMENT_SALT), Instant.now(), Duration.ofDays(1))))
+                    .build();
+        }
+        response.onNext(answer);
         response.onCompleted();
     }
 

@@ -9,7 +9,9 @@ import dev.sextant.attestation.verify.VerifierPolicy;
 import dev.sextant.nodeboot.bringup.BringUpOutcome;
 import dev.sextant.nodeboot.bringup.FakeKubernetes;
 import dev.sextant.nodeboot.bringup.KubernetesPlan;
+import dev.sextant.keys.member.MemberCredentials;
 import dev.sextant.nodeboot.bringup.Membership;
+import dev.sextant.nodeboot.endpointdiscovery.TestMembers;
 import dev.sextant.nodeboot.bringup.ServicesPlan;
 import dev.sextant.nodeboot.bringup.TestNode;
 import dev.sextant.nodeboot.bringup.Via;
@@ -87,6 +89,9 @@ class UnlockAtBootTest {
     }
 
     /** A worker that joined with the test service's ticket; its disk now holds the ticket's key and its state. */
+    /** The worker's discovery member credentials, as its join ticket certified them. */
+    private static final MemberCredentials MEMBER = TestMembers.random().worker("worker-0");
+
     private BringUpOutcome.Bootstrapped joinedWorker() throws Exception {
         node = new TestNode(dir, new FakeLuks(), pcr15::add, new FakeKubernetes(new DriverResult.Started(new byte[0])));
         byte[] clusterId = ClusterKeys.clusterId(TestJoinService.MEASUREMENT_SECRET, TestJoinService.MEASUREMENT_SALT);
@@ -94,7 +99,7 @@ class UnlockAtBootTest {
         var membership = new Membership(Via.JOIN, BootstrapStatus.Role.WORKER, "worker-0", clusterId,
                 TestJoinService.STATE_DISK_KEY, TestJoinService.DISCOVERY_KEY,
                 new KubernetesPlan.Join(new JoinSettings("worker-0", "https://10.0.2.2:6443", "K10cafe::abcdef.0123", false)),
-                new ServicesPlan.None(), null, null);
+                new ServicesPlan.None(), null, null, MEMBER);
         return (BringUpOutcome.Bootstrapped) node.bringUp.run(membership, (step, detail) -> { });
     }
 
@@ -119,7 +124,7 @@ class UnlockAtBootTest {
     }
 
     @Test
-    @DisplayName("a worker that reboots while the control plane is down waits, never formats, and rejoins when the join service is back")
+    @DisplayName("a worker that reboots while the control plane is down waits, never formats, and rejoins when the join service is back, its discovery member key and certificate read back from the disk")
     void workerWaitsThenRejoins() throws Exception {
         BringUpOutcome.Bootstrapped joined = joinedWorker();
         var kubernetes = new FakeKubernetes(new DriverResult.Started(new byte[0]));
@@ -139,6 +144,9 @@ class UnlockAtBootTest {
             service.rejoinKey = TestJoinService.STATE_DISK_KEY;
             Membership membership = waiting.get(30, TimeUnit.SECONDS);
             assertEquals(Via.REJOIN, membership.via());
+            assertArrayEquals(MEMBER.privateKey(), membership.member().privateKey(),
+                    "the member key comes back from the encrypted state disk");
+            assertArrayEquals(MEMBER.certificate(), membership.member().certificate(), "and its certificate with it");
             assertEquals(FakeLuks.UUID, service.rejoinRequests.get(0).getDiskUuid());
             var outcome = (BringUpOutcome.Bootstrapped) node.bringUp.run(membership, (step, detail) -> { });
             assertEquals(Via.REJOIN, outcome.via());

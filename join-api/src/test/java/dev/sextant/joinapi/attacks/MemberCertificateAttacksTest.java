@@ -1,0 +1,142 @@
+package dev.sextant.joinapi.attacks;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.google.protobuf.ByteString;
+import dev.sextant.joinapi.TestCaller;
+import dev.sextant.joinapi.TestCluster;
+import dev.sextant.joinapi.binding.BindingStore;
+import dev.sextant.joinapi.binding.KubernetesBindingStore;
+import dev.sextant.keys.KeyDerivation;
+import dev.sextant.keys.member.MemberCertificate;
+import dev.sextant.keys.member.MemberKey;
+import dev.sextant.keys.member.MemberRole;
+import dev.sextant.proto.v1.IssueJoinTicketRequest;
+import dev.sextant.proto.v1.IssueJoinTicketResponse;
+import dev.sextant.proto.v1.JoinServiceGrpc.JoinServiceBlockingStub;
+import io.grpc.ManagedChannel;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.micronaut.grpc.annotation.GrpcChannel;
+import io.micronaut.grpc.server.GrpcServerChannel;
+import io.micronaut.test.extensions.junit5.annotation.MicronautTest;
+import io.micronaut.test.support.TestPropertyProvider;
+import jakarta.inject.Inject;
+import java.security.SecureRandom;
+import java.time.Instant;
+import java.util.Arrays;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.function.Executable;
+
+/**
+ * Attacks on the member certificate a join ticket carries (the proof discovery records are
+ * checked against): the certificate names the key, node name and role bound to the caller's AK,
+ * and nothing the caller merely asks for. Every refusal comes before any key is released or
+ * anything bound.
+ */
+@MicronautTest
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@DisplayName("Attacks on member certificates issued with join tickets")
+class MemberCertificateAttacksTest implements TestPropertyProvider {
+    private final TestCluster cluster = new TestCluster();
+
+    @Inject
+    @GrpcChannel(GrpcServerChannel.NAME)
+    ManagedChannel channel;
+
+    @Override
+    public Map<String, String> getProperties() {
+        return cluster.properties();
+    }
+
+    @AfterAll
+    void stop() throws Exception {
+        cluster.close();
+    }
+
+    @Test
+    @DisplayName("the ticket's certificate binds the requester's key to the bound node name, the role and the cluster, verifiable with the ticket's CA key")
+    void certificateNamesWhatIsBound() {
+        MemberKey key = MemberKey.generate(new SecureRandom());
+        IssueJoinTicketResponse ticket = as("cert-owner").issueJoinTicket(join(newUuid(), "worker-cert", key.publicKey(), false));
+        MemberCertificate c = MemberCertificate.verify(ticket.getMemberCertificate().toByteArray(),
+                ticket.getDiscoveryCaPublicKey().toByteArray(), Instant.now());
+        assertArrayEquals(key.publicKey(), c.publicKey());
+        assertEquals("worker-cert", c.nodeName());
+        assertEquals(MemberRole.WORKER, c.role());
+        assertTrue(c.sameCluster(KeyDerivation.clusterId(ticket.getMeasurementSecret().toByteArray(),
+                ticket.getMeasurementSalt().toByteArray())));
+    }
+
+    @Test
+    @DisplayName("an oversized discovery public key (4 KiB): INVALID_ARGUMENT before anything is bound")
+    void oversizedKeyIsRefused() throws Exception {
+        String disk = newUuid();
+        refused(Status.Code.INVALID_ARGUMENT, "discovery_public_key must be a raw 32-byte Ed25519 public key, got 4096 bytes",
+                () -> as("big-key").issueJoinTicket(join(disk, "worker-big", new byte[4096], false)));
+        assertEquals(Optional.empty(), owner(BindingStore.Kind.DISK, disk));
+    }
+
+    @Test
+    @DisplayName("a 32-byte discovery public key that is no curve point: INVALID_ARGUMENT before anything is bound")
+    void keyOffTheCurveIsRefused() throws Exception {
+        String disk = newUuid();
+        byte[] notAPoint = new byte[32];
+        Arrays.fill(notAPoint, (byte) 0xff); // y = 2^255 - 1, not below the field prime
+        refused(Status.Code.INVALID_ARGUMENT, "not an Ed25519 public key",
+                () -> as("bad-key").issueJoinTicket(join(disk, "worker-bad", notAPoint, false)));
+        assertEquals(Optional.empty(), owner(BindingStore.Kind.DISK, disk));
+    }
+
+    @Test
+    @DisplayName("a small-order discovery public key (the identity, which 'verifies' forged signatures): INVALID_ARGUMENT")
+    void smallOrderKeyIsRefused() {
+        byte[] identity = new byte[32];
+        identity[0] = 1;
+        refused(Status.Code.INVALID_ARGUMENT, "not an Ed25519 public key",
+                () -> as("weak-key").issueJoinTicket(join(newUuid(), "worker-weak", identity, false)));
+    }
+
+    @Test
+    @DisplayName("a machine that joined as a worker asking again as a control plane (to publish the API name): PERMISSION_DENIED, one role per machine, no certificate")
+    void workerCannotBecomeControlPlane() throws Exception {
+        String disk = newUuid();
+        byte[] key = MemberKey.generate(new SecureRandom()).publicKey();
+        as("climber").issueJoinTicket(join(disk, "worker-climb", key, false));
+        refused(Status.Code.PERMISSION_DENIED, "already joined as worker and may not join as control-plane",
+                () -> as("climber").issueJoinTicket(join(disk, "worker-climb", key, true)));
+        assertEquals(Optional.of("worker"), owner(BindingStore.Kind.MACHINE_ROLE, java.util.HexFormat.of().formatHex(TestCaller.ak("climber"))));
+    }
+
+    private JoinServiceBlockingStub as(String machine) {
+        return TestCaller.as(channel, TestCaller.ak(machine));
+    }
+
+    private static IssueJoinTicketRequest join(String uuid, String node, byte[] key, boolean controlPlane) {
+        return IssueJoinTicketRequest.newBuilder().setDiskUuid(uuid).setNodeName(node).setControlPlane(controlPlane)
+                .setDiscoveryPublicKey(ByteString.copyFrom(key)).build();
+    }
+
+    private static String newUuid() {
+        return UUID.randomUUID().toString();
+    }
+
+    private Optional<String> owner(BindingStore.Kind kind, String key) throws Exception {
+        return new KubernetesBindingStore(cluster.kube.client(), "kube-system").lookup(kind, key);
+    }
+
+    private static void refused(Status.Code code, String message, Executable call) {
+        StatusRuntimeException e = assertThrows(StatusRuntimeException.class, call);
+        assertEquals(code, e.getStatus().getCode(), e.getStatus().toString());
+        assertTrue(e.getStatus().getDescription().contains(message), e.getStatus().getDescription());
+    }
+}
