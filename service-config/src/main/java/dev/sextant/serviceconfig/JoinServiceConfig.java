@@ -27,6 +27,8 @@ import java.util.TreeMap;
  * @param kubernetesVersion   version joining nodes install (empty: unspecified)
  * @param measurementSaltFile the salt {@code sextant init} derived the cluster ID with
  * @param tokenTtl            lifetime of a bootstrap token
+ * @param memberCertificateValidity lifetime of a member's discovery certificate; the node keeps it on its
+ *                            encrypted disk and uses it on every later boot, so it spans the node's life
  * @param ca                  the cluster CA nodes pin (and, for kubeadm, sign kubelet certificates with)
  * @param controlPlaneDir     files a joining control plane receives
  * @param measurements        the signed measurements joining nodes are checked against
@@ -45,6 +47,7 @@ public record JoinServiceConfig(
         String kubernetesVersion,
         Path measurementSaltFile,
         Duration tokenTtl,
+        Duration memberCertificateValidity,
         Ca ca,
         Path controlPlaneDir,
         Measurements measurements,
@@ -68,6 +71,7 @@ public record JoinServiceConfig(
     public static final String KUBERNETES_VERSION = PREFIX + "kubernetes-version";
     public static final String MEASUREMENT_SALT_FILE = PREFIX + "measurement-salt-file";
     public static final String TOKEN_TTL = PREFIX + "token-ttl";
+    public static final String MEMBER_CERTIFICATE_VALIDITY = PREFIX + "member-certificate-validity";
     public static final String CA_CERT_FILE = PREFIX + "ca.cert-file";
     public static final String CA_KEY_FILE = PREFIX + "ca.key-file";
     public static final String CONTROL_PLANE_DIR = PREFIX + "control-plane-dir";
@@ -87,7 +91,7 @@ public record JoinServiceConfig(
     public static final List<String> KEYS = List.of(
             RECORDS_DIR, KMS_ENDPOINT, KMS_DEADLINE, ATLS_ENABLED, ATLS_SERVER_TPM, ATLS_SERVER_EVENT_LOG,
             KUBERNETES_ENABLED, KUBERNETES_DISTRIBUTION, KUBERNETES_BASE_PATH, KUBERNETES_NAMESPACE, KUBERNETES_TIMEOUT,
-            API_SERVER_ENDPOINT, KUBERNETES_VERSION, MEASUREMENT_SALT_FILE, TOKEN_TTL, CA_CERT_FILE, CA_KEY_FILE,
+            API_SERVER_ENDPOINT, KUBERNETES_VERSION, MEASUREMENT_SALT_FILE, TOKEN_TTL, MEMBER_CERTIFICATE_VALIDITY, CA_CERT_FILE, CA_KEY_FILE,
             CONTROL_PLANE_DIR, MEASUREMENTS_FILE, MEASUREMENTS_PUBLIC_KEY_FILE, MEASUREMENTS_POLL_INTERVAL,
             EK_CA_FILE, INSECURE_TRUST_ANY_AK, INIT_NODE_AK_NAME, INIT_NODE_NODE_NAME, INIT_NODE_DISK_UUIDS);
 
@@ -100,6 +104,7 @@ public record JoinServiceConfig(
     static final Duration DEFAULT_KUBERNETES_TIMEOUT = Duration.ofSeconds(5);
     static final String DEFAULT_MEASUREMENT_SALT_FILE = "/var/config/measurementSalt";
     static final Duration DEFAULT_TOKEN_TTL = Duration.ofMinutes(15);
+    public static final Duration DEFAULT_MEMBER_CERTIFICATE_VALIDITY = Duration.ofDays(3650);
     static final String DEFAULT_CA_CERT_FILE = "/var/run/secrets/kubernetes.io/serviceaccount/ca.crt";
     static final String DEFAULT_CA_KEY_FILE = "/etc/kubernetes/pki/ca.key";
     static final String DEFAULT_CONTROL_PLANE_DIR = "/etc/kubernetes/pki";
@@ -118,6 +123,9 @@ public record JoinServiceConfig(
         Objects.requireNonNull(kubernetesVersion, "kubernetesVersion");
         Objects.requireNonNull(measurementSaltFile, "measurementSaltFile");
         Objects.requireNonNull(tokenTtl, "tokenTtl");
+        if (memberCertificateValidity.isNegative() || memberCertificateValidity.isZero()) {
+            throw new ConfigException(MEMBER_CERTIFICATE_VALIDITY + " must be positive");
+        }
         Objects.requireNonNull(ca, "ca");
         Objects.requireNonNull(controlPlaneDir, "controlPlaneDir");
         Objects.requireNonNull(measurements, "measurements");
@@ -260,6 +268,7 @@ public record JoinServiceConfig(
                 r.text(KUBERNETES_VERSION, ""),
                 r.path(MEASUREMENT_SALT_FILE, DEFAULT_MEASUREMENT_SALT_FILE),
                 r.duration(TOKEN_TTL, DEFAULT_TOKEN_TTL),
+                r.duration(MEMBER_CERTIFICATE_VALIDITY, DEFAULT_MEMBER_CERTIFICATE_VALIDITY),
                 new Ca(r.path(CA_CERT_FILE, DEFAULT_CA_CERT_FILE), r.path(CA_KEY_FILE, DEFAULT_CA_KEY_FILE)),
                 r.path(CONTROL_PLANE_DIR, DEFAULT_CONTROL_PLANE_DIR),
                 new Measurements(r.path(MEASUREMENTS_FILE, DEFAULT_MEASUREMENTS_FILE),
@@ -311,6 +320,7 @@ public record JoinServiceConfig(
         }
         p.put(MEASUREMENT_SALT_FILE, measurementSaltFile.toString());
         p.put(TOKEN_TTL, PropertyReader.render(tokenTtl));
+        p.put(MEMBER_CERTIFICATE_VALIDITY, PropertyReader.render(memberCertificateValidity));
         p.put(CA_CERT_FILE, ca.certFile().toString());
         p.put(CA_KEY_FILE, ca.keyFile().toString());
         p.put(CONTROL_PLANE_DIR, controlPlaneDir.toString());
@@ -360,16 +370,16 @@ public record JoinServiceConfig(
         return s.toString();
     }
 
-    public JoinServiceConfig withPorts(ServerPorts value) { return new JoinServiceConfig(value, recordsDir, kms, atls, kubernetes, apiServerEndpoint, kubernetesVersion, measurementSaltFile, tokenTtl, ca, controlPlaneDir, measurements, ekCaFile, insecureTrustAnyAk, initNode); }
-    public JoinServiceConfig withRecordsDir(Path value) { return new JoinServiceConfig(ports, value, kms, atls, kubernetes, apiServerEndpoint, kubernetesVersion, measurementSaltFile, tokenTtl, ca, controlPlaneDir, measurements, ekCaFile, insecureTrustAnyAk, initNode); }
-    public JoinServiceConfig withKms(Kms value) { return new JoinServiceConfig(ports, recordsDir, value, atls, kubernetes, apiServerEndpoint, kubernetesVersion, measurementSaltFile, tokenTtl, ca, controlPlaneDir, measurements, ekCaFile, insecureTrustAnyAk, initNode); }
-    public JoinServiceConfig withAtls(Atls value) { return new JoinServiceConfig(ports, recordsDir, kms, value, kubernetes, apiServerEndpoint, kubernetesVersion, measurementSaltFile, tokenTtl, ca, controlPlaneDir, measurements, ekCaFile, insecureTrustAnyAk, initNode); }
-    public JoinServiceConfig withKubernetes(Kubernetes value) { return new JoinServiceConfig(ports, recordsDir, kms, atls, value, apiServerEndpoint, kubernetesVersion, measurementSaltFile, tokenTtl, ca, controlPlaneDir, measurements, ekCaFile, insecureTrustAnyAk, initNode); }
-    public JoinServiceConfig withApiServerEndpoint(String value) { return new JoinServiceConfig(ports, recordsDir, kms, atls, kubernetes, value, kubernetesVersion, measurementSaltFile, tokenTtl, ca, controlPlaneDir, measurements, ekCaFile, insecureTrustAnyAk, initNode); }
-    public JoinServiceConfig withMeasurementSaltFile(Path value) { return new JoinServiceConfig(ports, recordsDir, kms, atls, kubernetes, apiServerEndpoint, kubernetesVersion, value, tokenTtl, ca, controlPlaneDir, measurements, ekCaFile, insecureTrustAnyAk, initNode); }
-    public JoinServiceConfig withCa(Ca value) { return new JoinServiceConfig(ports, recordsDir, kms, atls, kubernetes, apiServerEndpoint, kubernetesVersion, measurementSaltFile, tokenTtl, value, controlPlaneDir, measurements, ekCaFile, insecureTrustAnyAk, initNode); }
-    public JoinServiceConfig withControlPlaneDir(Path value) { return new JoinServiceConfig(ports, recordsDir, kms, atls, kubernetes, apiServerEndpoint, kubernetesVersion, measurementSaltFile, tokenTtl, ca, value, measurements, ekCaFile, insecureTrustAnyAk, initNode); }
-    public JoinServiceConfig withMeasurements(Measurements value) { return new JoinServiceConfig(ports, recordsDir, kms, atls, kubernetes, apiServerEndpoint, kubernetesVersion, measurementSaltFile, tokenTtl, ca, controlPlaneDir, value, ekCaFile, insecureTrustAnyAk, initNode); }
-    public JoinServiceConfig withEkCaFile(Path value) { return new JoinServiceConfig(ports, recordsDir, kms, atls, kubernetes, apiServerEndpoint, kubernetesVersion, measurementSaltFile, tokenTtl, ca, controlPlaneDir, measurements, Optional.of(value), insecureTrustAnyAk, initNode); }
-    public JoinServiceConfig withInitNode(Optional<InitNode> value) { return new JoinServiceConfig(ports, recordsDir, kms, atls, kubernetes, apiServerEndpoint, kubernetesVersion, measurementSaltFile, tokenTtl, ca, controlPlaneDir, measurements, ekCaFile, insecureTrustAnyAk, value); }
+    public JoinServiceConfig withPorts(ServerPorts value) { return new JoinServiceConfig(value, recordsDir, kms, atls, kubernetes, apiServerEndpoint, kubernetesVersion, measurementSaltFile, tokenTtl, memberCertificateValidity, ca, controlPlaneDir, measurements, ekCaFile, insecureTrustAnyAk, initNode); }
+    public JoinServiceConfig withRecordsDir(Path value) { return new JoinServiceConfig(ports, value, kms, atls, kubernetes, apiServerEndpoint, kubernetesVersion, measurementSaltFile, tokenTtl, memberCertificateValidity, ca, controlPlaneDir, measurements, ekCaFile, insecureTrustAnyAk, initNode); }
+    public JoinServiceConfig withKms(Kms value) { return new JoinServiceConfig(ports, recordsDir, value, atls, kubernetes, apiServerEndpoint, kubernetesVersion, measurementSaltFile, tokenTtl, memberCertificateValidity, ca, controlPlaneDir, measurements, ekCaFile, insecureTrustAnyAk, initNode); }
+    public JoinServiceConfig withAtls(Atls value) { return new JoinServiceConfig(ports, recordsDir, kms, value, kubernetes, apiServerEndpoint, kubernetesVersion, measurementSaltFile, tokenTtl, memberCertificateValidity, ca, controlPlaneDir, measurements, ekCaFile, insecureTrustAnyAk, initNode); }
+    public JoinServiceConfig withKubernetes(Kubernetes value) { return new JoinServiceConfig(ports, recordsDir, kms, atls, value, apiServerEndpoint, kubernetesVersion, measurementSaltFile, tokenTtl, memberCertificateValidity, ca, controlPlaneDir, measurements, ekCaFile, insecureTrustAnyAk, initNode); }
+    public JoinServiceConfig withApiServerEndpoint(String value) { return new JoinServiceConfig(ports, recordsDir, kms, atls, kubernetes, value, kubernetesVersion, measurementSaltFile, tokenTtl, memberCertificateValidity, ca, controlPlaneDir, measurements, ekCaFile, insecureTrustAnyAk, initNode); }
+    public JoinServiceConfig withMeasurementSaltFile(Path value) { return new JoinServiceConfig(ports, recordsDir, kms, atls, kubernetes, apiServerEndpoint, kubernetesVersion, value, tokenTtl, memberCertificateValidity, ca, controlPlaneDir, measurements, ekCaFile, insecureTrustAnyAk, initNode); }
+    public JoinServiceConfig withCa(Ca value) { return new JoinServiceConfig(ports, recordsDir, kms, atls, kubernetes, apiServerEndpoint, kubernetesVersion, measurementSaltFile, tokenTtl, memberCertificateValidity, value, controlPlaneDir, measurements, ekCaFile, insecureTrustAnyAk, initNode); }
+    public JoinServiceConfig withControlPlaneDir(Path value) { return new JoinServiceConfig(ports, recordsDir, kms, atls, kubernetes, apiServerEndpoint, kubernetesVersion, measurementSaltFile, tokenTtl, memberCertificateValidity, ca, value, measurements, ekCaFile, insecureTrustAnyAk, initNode); }
+    public JoinServiceConfig withMeasurements(Measurements value) { return new JoinServiceConfig(ports, recordsDir, kms, atls, kubernetes, apiServerEndpoint, kubernetesVersion, measurementSaltFile, tokenTtl, memberCertificateValidity, ca, controlPlaneDir, value, ekCaFile, insecureTrustAnyAk, initNode); }
+    public JoinServiceConfig withEkCaFile(Path value) { return new JoinServiceConfig(ports, recordsDir, kms, atls, kubernetes, apiServerEndpoint, kubernetesVersion, measurementSaltFile, tokenTtl, memberCertificateValidity, ca, controlPlaneDir, measurements, Optional.of(value), insecureTrustAnyAk, initNode); }
+    public JoinServiceConfig withInitNode(Optional<InitNode> value) { return new JoinServiceConfig(ports, recordsDir, kms, atls, kubernetes, apiServerEndpoint, kubernetesVersion, measurementSaltFile, tokenTtl, memberCertificateValidity, ca, controlPlaneDir, measurements, ekCaFile, insecureTrustAnyAk, value); }
 }

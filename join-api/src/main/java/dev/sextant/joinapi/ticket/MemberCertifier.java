@@ -2,7 +2,7 @@ package dev.sextant.joinapi.ticket;
 
 import dev.sextant.keys.member.DiscoveryCa;
 import dev.sextant.keys.member.MemberRole;
-import io.micronaut.context.annotation.Value;
+import dev.sextant.serviceconfig.JoinServiceConfig;
 import jakarta.inject.Singleton;
 import java.time.Clock;
 import java.time.Duration;
@@ -18,13 +18,9 @@ public class MemberCertifier {
     private final Clock clock;
     private final Duration validity;
 
-    public MemberCertifier(Clock clock,
-                           @Value("${sextant.join.member-certificate-validity:3650d}") Duration validity) {
-        if (validity.isNegative() || validity.isZero()) {
-            throw new IllegalStateException("sextant.join.member-certificate-validity must be positive");
-        }
+    public MemberCertifier(Clock clock, JoinServiceConfig config) {
         this.clock = clock;
-        this.validity = validity;
+        this.validity = config.memberCertificateValidity();
     }
 
     public byte[] certify(byte[] caSeed, byte[] publicKey, String nodeName, boolean controlPlane, byte[] clusterId) {

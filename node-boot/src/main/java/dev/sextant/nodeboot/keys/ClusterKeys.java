@@ -5,6 +5,7 @@ import dev.sextant.keys.member.DiscoveryCa;
 import dev.sextant.keys.member.MemberCredentials;
 import dev.sextant.keys.member.MemberKey;
 import dev.sextant.keys.member.MemberRole;
+import dev.sextant.serviceconfig.JoinServiceConfig;
 
 import java.security.SecureRandom;
 import java.time.Duration;
@@ -18,8 +19,8 @@ import java.util.Locale;
  */
 public final class ClusterKeys {
     public static final int KEY_BYTES = KeyDerivation.KEY_BYTES;
-    /** As the join service's default (sextant.join.member-certificate-validity): the node's expected life. */
-    public static final Duration MEMBER_CERTIFICATE_VALIDITY = Duration.ofDays(3650);
+    /** The init node certifies itself for as long as the join service certifies the others. */
+    public static final Duration MEMBER_CERTIFICATE_VALIDITY = JoinServiceConfig.DEFAULT_MEMBER_CERTIFICATE_VALIDITY;
     /** Data-key ID of the discovery group key (join-api's TicketIssuer asks the KMS for the same ID). */
 
     private final KeyDerivation derivation;
