@@ -22,10 +22,10 @@ targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
   targets=(
     dev.sextant.attestation.verify.DocumentVerifierFuzzTest#verify
-    dev.sextant.attestation.tpm.TpmStructuresFuzzTest#tpmsAttest
-    dev.sextant.attestation.tpm.TpmStructuresFuzzTest#tpmtPublic
-    dev.sextant.attestation.tpm.TpmStructuresFuzzTest#tpmtSignature
-    dev.sextant.attestation.tpm.TpmStructuresFuzzTest#pcrSelection
+    dev.sextant.attestation.tpmstructures.TpmStructuresFuzzTest#tpmsAttest
+    dev.sextant.attestation.tpmstructures.TpmStructuresFuzzTest#tpmtPublic
+    dev.sextant.attestation.tpmstructures.TpmStructuresFuzzTest#tpmtSignature
+    dev.sextant.attestation.tpmstructures.TpmStructuresFuzzTest#pcrSelection
     dev.sextant.attestation.eventlog.EventLogParserFuzzTest#parse
     dev.sextant.attestation.policy.MeasurementsJsonFuzzTest#parse
   )

@@ -1,7 +1,7 @@
 package dev.sextant.atls;
 
 import dev.sextant.attestation.Purpose;
-import dev.sextant.attestation.verify.Qualification;
+import dev.sextant.attestation.Qualification;
 import dev.sextant.attestation.Variant;
 import dev.sextant.attestation.issue.Attester;
 import dev.sextant.attestation.verify.AttestationVerifier;

@@ -3,7 +3,7 @@ package dev.sextant.atls;
 import dev.sextant.attestation.Variant;
 import dev.sextant.attestation.policy.ExpectedValue;
 import dev.sextant.attestation.policy.Measurements;
-import dev.sextant.attestation.tpm.TpmtPublic;
+import dev.sextant.attestation.tpmstructures.TpmtPublic;
 import dev.sextant.attestation.verify.AkTrust;
 import dev.sextant.attestation.verify.DocumentVerifier;
 import dev.sextant.attestation.verify.VerifierPolicy;

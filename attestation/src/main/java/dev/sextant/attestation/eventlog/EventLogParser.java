@@ -1,8 +1,8 @@
 package dev.sextant.attestation.eventlog;
 
-import dev.sextant.attestation.tpm.TpmAlg;
-import dev.sextant.attestation.tpm.TpmFormatException;
-import dev.sextant.attestation.tpm.TpmReader;
+import dev.sextant.attestation.tpmstructures.TpmAlg;
+import dev.sextant.attestation.tpmstructures.TpmFormatException;
+import dev.sextant.attestation.tpmstructures.TpmReader;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;

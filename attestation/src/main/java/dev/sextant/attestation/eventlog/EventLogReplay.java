@@ -1,8 +1,6 @@
 package dev.sextant.attestation.eventlog;
 
-import dev.sextant.attestation.tpm.TpmAlg;
-import dev.sextant.attestation.verify.AttestationRejected;
-import dev.sextant.attestation.verify.Reason;
+import dev.sextant.attestation.tpmstructures.TpmAlg;
 
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -29,7 +27,7 @@ public final class EventLogReplay {
      * @param quotedSha256 quoted SHA-256 PCR values by index (already checked against the quote)
      * @return the extended events in log order
      */
-    public List<ReplayedEvent> replay(RawEventLog log, Map<Integer, byte[]> quotedSha256) throws AttestationRejected {
+    public List<ReplayedEvent> replay(RawEventLog log, Map<Integer, byte[]> quotedSha256) throws EventLogMismatch {
         SortedMap<Integer, byte[]> banks = new TreeMap<>();
         List<ReplayedEvent> replayed = new ArrayList<>();
         for (RawEvent e : log.events()) {
@@ -39,8 +37,7 @@ public final class EventLogReplay {
             }
             byte[] digest = e.digest(TpmAlg.SHA256);
             if (digest == null || digest.length != SHA256_SIZE) {
-                throw new AttestationRejected(Reason.EVENT_LOG_MISMATCH,
-                        "event " + e.sequence() + " in PCR " + e.pcrIndex() + " has no SHA-256 digest");
+                throw new EventLogMismatch("event " + e.sequence() + " in PCR " + e.pcrIndex() + " has no SHA-256 digest");
             }
             byte[] current = banks.computeIfAbsent(e.pcrIndex(), EventLogReplay::initialValue);
             banks.put(e.pcrIndex(), extend(current, digest));
@@ -49,12 +46,12 @@ public final class EventLogReplay {
         List<Integer> mismatched = new ArrayList<>();
         banks.forEach((pcr, value) -> {
             byte[] quoted = quotedSha256.get(pcr);
-            if (quoted == null || quoted.length != value.length || !MessageDigest.isEqual(quoted, value)) {
+            if (!MessageDigest.isEqual(quoted, value)) {
                 mismatched.add(pcr);
             }
         });
         if (!mismatched.isEmpty()) {
-            throw new AttestationRejected(Reason.EVENT_LOG_MISMATCH, "the event log does not replay to the quoted "
+            throw new EventLogMismatch("the event log does not replay to the quoted "
                     + mismatched.stream().map(p -> "PCR " + p + describe(banks.get(p), quotedSha256.get(p)))
                     .collect(Collectors.joining(", ")));
         }

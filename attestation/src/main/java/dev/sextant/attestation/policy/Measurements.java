@@ -51,7 +51,7 @@ public record Measurements(Variant variant, SortedMap<Integer, ExpectedValue> me
         measurements.forEach((pcr, expected) -> {
             byte[] quoted = quotedSha256.get(pcr);
             byte[] want = expected.expected();
-            if (quoted != null && quoted.length == want.length && MessageDigest.isEqual(quoted, want)) {
+            if (MessageDigest.isEqual(quoted, want)) {
                 return;
             }
             String is = quoted == null ? "is missing from the quote" : "is " + shortHex(quoted);

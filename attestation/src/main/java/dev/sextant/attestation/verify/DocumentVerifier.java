@@ -1,16 +1,18 @@
 package dev.sextant.attestation.verify;
 
+import dev.sextant.attestation.Qualification;
 import com.google.protobuf.InvalidProtocolBufferException;
 import dev.sextant.attestation.Purpose;
+import dev.sextant.attestation.eventlog.EventLogMismatch;
 import dev.sextant.attestation.eventlog.EventLogParser;
 import dev.sextant.attestation.eventlog.EventLogReplay;
 import dev.sextant.attestation.eventlog.RawEventLog;
 import dev.sextant.attestation.policy.MeasurementComparison;
-import dev.sextant.attestation.tpm.TpmAlg;
-import dev.sextant.attestation.tpm.TpmFormatException;
-import dev.sextant.attestation.tpm.TpmsAttest;
-import dev.sextant.attestation.tpm.TpmtPublic;
-import dev.sextant.attestation.tpm.TpmtSignature;
+import dev.sextant.attestation.tpmstructures.TpmAlg;
+import dev.sextant.attestation.tpmstructures.TpmFormatException;
+import dev.sextant.attestation.tpmstructures.TpmsAttest;
+import dev.sextant.attestation.tpmstructures.TpmtPublic;
+import dev.sextant.attestation.tpmstructures.TpmtSignature;
 import dev.sextant.proto.v1.AttestationDocument;
 import dev.sextant.proto.v1.Quote;
 import org.slf4j.Logger;
@@ -167,17 +169,17 @@ public final class DocumentVerifier implements AttestationVerifier {
         byte[] docUserData = doc.getUserData().toByteArray();
         // Part 2 §10.12.12: extraData is the qualifyingData the caller passed to TPM2_Quote.
         byte[] extraData = attest.extraData();
-        boolean forThisPurpose = same(extraData, Qualification.of(purpose, nonce, docUserData));
+        boolean forThisPurpose = MessageDigest.isEqual(extraData, Qualification.of(purpose, nonce, docUserData));
         if (!forThisPurpose) {
             for (Purpose other : Purpose.values()) {
-                if (other != purpose && same(extraData, Qualification.of(other, nonce, docUserData))) {
+                if (other != purpose && MessageDigest.isEqual(extraData, Qualification.of(other, nonce, docUserData))) {
                     throw new AttestationRejected(Reason.WRONG_PURPOSE, "the quote was made for purpose \"" + other
                             + "\", not \"" + purpose + "\" (evidence relayed from another context)");
                 }
             }
         }
         // Shared design decision 3: the document carries user_data in clear; it must be this peer's.
-        if (!same(docUserData, userData)) {
+        if (!MessageDigest.isEqual(docUserData, userData)) {
             throw new AttestationRejected(Reason.KEY_BINDING,
                     "the document is bound to other user data (another TLS key) than this connection's");
         }
@@ -198,12 +200,13 @@ public final class DocumentVerifier implements AttestationVerifier {
             throw new AttestationRejected(Reason.MALFORMED, "the event log is malformed: " + e.getMessage(), e);
         }
         // PFP §10.2: each PCR with events must equal the fold of SHA-256 extends from its reset value.
-        new EventLogReplay().replay(log, pcrs);
+        try {
+            new EventLogReplay().replay(log, pcrs);
+        } catch (EventLogMismatch e) {
+            throw new AttestationRejected(Reason.EVENT_LOG_MISMATCH, e.getMessage(), e);
+        }
     }
 
-    private static boolean same(byte[] a, byte[] b) {
-        return a.length == b.length && MessageDigest.isEqual(a, b);
-    }
 
     /** The peer chooses the variant string: keep it short and free of control characters in messages and logs. */
     private static String printable(String untrusted) {

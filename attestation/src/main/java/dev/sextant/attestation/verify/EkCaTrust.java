@@ -1,6 +1,7 @@
 package dev.sextant.attestation.verify;
 
-import dev.sextant.attestation.tpm.TpmFormatException;
+import dev.sextant.attestation.AkBinding;
+import dev.sextant.attestation.tpmstructures.TpmFormatException;
 import dev.sextant.proto.v1.AttestationDocument;
 import com.google.protobuf.ByteString;
 
@@ -54,7 +55,7 @@ final class EkCaTrust {
         // The AK certificate must certify the key that signed the quote, byte for byte.
         byte[] certified = ak.getPublicKey().getEncoded();
         byte[] quoting = akKey.getEncoded();
-        if (certified.length != quoting.length || !MessageDigest.isEqual(certified, quoting)) {
+        if (!MessageDigest.isEqual(certified, quoting)) {
             throw new AttestationRejected(Reason.UNTRUSTED_AK, "the AK certificate certifies another key than the document's AK");
         }
         checkBinding(ak, ek, akName);
@@ -72,10 +73,10 @@ final class EkCaTrust {
         } catch (TpmFormatException | IllegalArgumentException e) {
             throw new AttestationRejected(Reason.UNTRUSTED_AK, "the AK binding extension is malformed: " + e.getMessage());
         }
-        if (!same(binding.akName(), akName)) {
+        if (!MessageDigest.isEqual(binding.akName(), akName)) {
             throw new AttestationRejected(Reason.UNTRUSTED_AK, "the AK binding names another AK than the document's");
         }
-        if (!same(binding.ekSpkiSha256(), sha256(ek.getPublicKey().getEncoded()))) {
+        if (!MessageDigest.isEqual(binding.ekSpkiSha256(), sha256(ek.getPublicKey().getEncoded()))) {
             throw new AttestationRejected(Reason.UNTRUSTED_AK, "the AK binding names another EK than the document's EK certificate");
         }
     }
@@ -108,9 +109,6 @@ final class EkCaTrust {
         }
     }
 
-    private static boolean same(byte[] a, byte[] b) {
-        return a.length == b.length && MessageDigest.isEqual(a, b);
-    }
 
     static byte[] sha256(byte[] data) {
         try {

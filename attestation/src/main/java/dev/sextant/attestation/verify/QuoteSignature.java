@@ -1,7 +1,7 @@
 package dev.sextant.attestation.verify;
 
-import dev.sextant.attestation.tpm.TpmAlg;
-import dev.sextant.attestation.tpm.TpmtSignature;
+import dev.sextant.attestation.tpmstructures.TpmAlg;
+import dev.sextant.attestation.tpmstructures.TpmtSignature;
 import org.bouncycastle.asn1.ASN1Encodable;
 import org.bouncycastle.asn1.ASN1Encoding;
 import org.bouncycastle.asn1.ASN1Integer;

@@ -1,8 +1,8 @@
 package dev.sextant.attestation.verify;
 
-import dev.sextant.attestation.tpm.PcrSelection;
-import dev.sextant.attestation.tpm.TpmAlg;
-import dev.sextant.attestation.tpm.TpmsQuoteInfo;
+import dev.sextant.attestation.tpmstructures.PcrSelection;
+import dev.sextant.attestation.tpmstructures.TpmAlg;
+import dev.sextant.attestation.tpmstructures.TpmsQuoteInfo;
 import dev.sextant.proto.v1.Quote;
 import com.google.protobuf.ByteString;
 
@@ -51,7 +51,7 @@ final class QuotedPcrs {
         }
         byte[] computed = sha.digest();
         byte[] quoted = info.pcrDigest();
-        if (quoted.length != computed.length || !MessageDigest.isEqual(quoted, computed)) {
+        if (!MessageDigest.isEqual(quoted, computed)) {
             throw new AttestationRejected(Reason.PCR_DIGEST_MISMATCH,
                     "the reported PCR values do not digest to the quote's pcrDigest");
         }

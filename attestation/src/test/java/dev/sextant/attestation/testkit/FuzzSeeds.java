@@ -33,7 +33,7 @@ public final class FuzzSeeds {
                     .attest(Purpose.ATLS_SERVER, NONCE, USER_DATA).toByteArray();
             write(docs.resolve(m.name().toLowerCase()), doc);
         }
-        Path tpm = res.resolve("dev/sextant/attestation/tpm/TpmStructuresFuzzTestInputs");
+        Path tpm = res.resolve("dev/sextant/attestation/tpmstructures/TpmStructuresFuzzTestInputs");
         for (String f : List.of("quote-rsa.tpms_attest", "quote-ecc.tpms_attest", "certify-rsa.tpms_attest")) {
             write(tpm.resolve("tpmsAttest").resolve(f), Fixtures.swtpm(f));
         }
@@ -62,7 +62,7 @@ public final class FuzzSeeds {
             for (int i = 0; i < 24; i++) {
                 all.add(i);
             }
-            return dev.sextant.attestation.tpm.PcrSelection.encode(dev.sextant.attestation.tpm.TpmAlg.SHA256, all);
+            return dev.sextant.attestation.tpmstructures.PcrSelection.encode(dev.sextant.attestation.tpmstructures.TpmAlg.SHA256, all);
         }
     }
 }

@@ -5,10 +5,10 @@ import dev.sextant.attestation.Purpose;
 import dev.sextant.attestation.issue.Attester;
 import dev.sextant.attestation.policy.ExpectedValue;
 import dev.sextant.attestation.policy.Measurements;
-import dev.sextant.attestation.tpm.TpmAlg;
-import dev.sextant.attestation.tpm.TpmsAttest;
-import dev.sextant.attestation.tpm.TpmWriter;
-import dev.sextant.attestation.verify.Qualification;
+import dev.sextant.attestation.tpmstructures.TpmAlg;
+import dev.sextant.attestation.tpmstructures.TpmsAttest;
+import dev.sextant.attestation.tpmstructures.TpmWriter;
+import dev.sextant.attestation.Qualification;
 import dev.sextant.proto.v1.AttestationDocument;
 import dev.sextant.proto.v1.Quote;
 

@@ -1,9 +1,9 @@
 package dev.sextant.attestation.testkit;
 
-import dev.sextant.attestation.tpm.PcrSelection;
-import dev.sextant.attestation.tpm.TpmAlg;
-import dev.sextant.attestation.tpm.TpmWriter;
-import dev.sextant.attestation.tpm.TpmtPublic;
+import dev.sextant.attestation.tpmstructures.PcrSelection;
+import dev.sextant.attestation.tpmstructures.TpmAlg;
+import dev.sextant.attestation.tpmstructures.TpmWriter;
+import dev.sextant.attestation.tpmstructures.TpmtPublic;
 
 import java.math.BigInteger;
 import java.security.GeneralSecurityException;

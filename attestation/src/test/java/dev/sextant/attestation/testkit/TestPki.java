@@ -1,6 +1,6 @@
 package dev.sextant.attestation.testkit;
 
-import dev.sextant.attestation.verify.AkBinding;
+import dev.sextant.attestation.AkBinding;
 import org.bouncycastle.asn1.ASN1Encodable;
 import org.bouncycastle.asn1.ASN1ObjectIdentifier;
 import org.bouncycastle.asn1.DERSequence;

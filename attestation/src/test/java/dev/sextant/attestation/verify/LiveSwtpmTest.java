@@ -1,12 +1,13 @@
 package dev.sextant.attestation.verify;
 
+import dev.sextant.attestation.Qualification;
 import dev.sextant.attestation.Purpose;
 import dev.sextant.attestation.testkit.SoftwareTpmAttester;
 import dev.sextant.attestation.testkit.Tools;
-import dev.sextant.attestation.tpm.TpmWriter;
-import dev.sextant.attestation.tpm.TpmsAttest;
-import dev.sextant.attestation.tpm.TpmtPublic;
-import dev.sextant.attestation.tpm.TpmtSignature;
+import dev.sextant.attestation.tpmstructures.TpmWriter;
+import dev.sextant.attestation.tpmstructures.TpmsAttest;
+import dev.sextant.attestation.tpmstructures.TpmtPublic;
+import dev.sextant.attestation.tpmstructures.TpmtSignature;
 import dev.sextant.proto.v1.AttestationDocument;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;

@@ -28,11 +28,11 @@ import org.bouncycastle.openssl.jcajce.JcaPEMKeyConverter;
 public class ClusterCaLoader {
 
     @Singleton
-    ClusterCa clusterCa(JoinServiceConfig config) {
+    ClusterCaCertificate clusterCa(JoinServiceConfig config) {
         Path certFile = config.ca().certFile();
         try {
             byte[] bytes = Files.readAllBytes(certFile);
-            return new ClusterCa(certificate(bytes), bytes);
+            return new ClusterCaCertificate(certificate(bytes), bytes);
         } catch (IOException | GeneralSecurityException e) {
             throw new IllegalStateException("cannot load the cluster CA certificate from " + certFile + ": " + e.getMessage(), e);
         }

@@ -38,18 +38,18 @@ public class KubeletSigner {
     private static final Duration VALIDITY = Duration.ofDays(365);
     private static final java.security.Provider BC = new org.bouncycastle.jce.provider.BouncyCastleProvider();
 
-    private final ClusterCa ca;
+    private final ClusterCaCertificate ca;
     private final PrivateKey caKey;
     private final Clock clock;
     private final SecureRandom random = new SecureRandom();
 
     /** Loads the CA key; only kubeadm's plan asks for this bean, so k3s never reads a CA key. */
     @Inject
-    public KubeletSigner(ClusterCa ca, JoinServiceConfig config, Clock clock) {
+    public KubeletSigner(ClusterCaCertificate ca, JoinServiceConfig config, Clock clock) {
         this(ca, config.ca().keyFile(), clock);
     }
 
-    public KubeletSigner(ClusterCa ca, Path keyFile, Clock clock) {
+    public KubeletSigner(ClusterCaCertificate ca, Path keyFile, Clock clock) {
         this.ca = ca;
         this.clock = clock;
         try {

@@ -1,7 +1,7 @@
 package dev.sextant.joinapi.plan;
 
 import dev.sextant.grpcsupport.Refusal;
-import dev.sextant.joinapi.kubeletca.ClusterCa;
+import dev.sextant.joinapi.kubeletca.ClusterCaCertificate;
 import dev.sextant.joinapi.ticket.ClusterInfo;
 import dev.sextant.joinapi.token.BootstrapToken;
 import dev.sextant.joinapi.token.BootstrapTokens;
@@ -19,10 +19,10 @@ import jakarta.inject.Singleton;
 @Bean(typed = K3sPlan.class)
 public class K3sPlan implements KubernetesPlan {
     private final BootstrapTokens tokens;
-    private final ClusterCa ca;
+    private final ClusterCaCertificate ca;
     private final ClusterInfo cluster;
 
-    public K3sPlan(BootstrapTokens tokens, ClusterCa ca, ClusterInfo cluster) {
+    public K3sPlan(BootstrapTokens tokens, ClusterCaCertificate ca, ClusterInfo cluster) {
         this.tokens = tokens;
         this.ca = ca;
         this.cluster = cluster;

@@ -3,7 +3,7 @@ package dev.sextant.joinapi.plan;
 import com.google.protobuf.ByteString;
 import dev.sextant.grpcsupport.Refusal;
 import dev.sextant.joinapi.controlplane.ControlPlaneMaterial;
-import dev.sextant.joinapi.kubeletca.ClusterCa;
+import dev.sextant.joinapi.kubeletca.ClusterCaCertificate;
 import dev.sextant.joinapi.kubeletca.CsrCheck;
 import dev.sextant.joinapi.kubeletca.KubeletSigner;
 import dev.sextant.joinapi.ticket.ClusterInfo;
@@ -26,12 +26,12 @@ import org.bouncycastle.pkcs.PKCS10CertificationRequest;
 @Bean(typed = KubeadmPlan.class)
 public class KubeadmPlan implements KubernetesPlan {
     private final BootstrapTokens tokens;
-    private final ClusterCa ca;
+    private final ClusterCaCertificate ca;
     private final ClusterInfo cluster;
     private final KubeletSigner signer;
     private final ControlPlaneMaterial controlPlane;
 
-    public KubeadmPlan(BootstrapTokens tokens, ClusterCa ca, ClusterInfo cluster, KubeletSigner signer,
+    public KubeadmPlan(BootstrapTokens tokens, ClusterCaCertificate ca, ClusterInfo cluster, KubeletSigner signer,
                        ControlPlaneMaterial controlPlane) {
         this.tokens = tokens;
         this.ca = ca;

@@ -97,7 +97,7 @@ public final class NodeLocalServices implements Deployer {
         Path ekCa = Files.writeString(dir.resolve("ek-ca.pem"), input.ekCaPem());
         Path salt = dir.resolve("measurementSalt");
         SecretFiles.write(salt, input.measurementSalt());
-        ClusterCa ca = ClusterCa.create(dir);
+        NodeLocalClusterCa ca = NodeLocalClusterCa.create(dir);
 
         JoinServiceConfig defaults = JoinServiceConfig.defaults();
         // No Kubernetes: bindings go to files, tickets carry no bootstrap token.

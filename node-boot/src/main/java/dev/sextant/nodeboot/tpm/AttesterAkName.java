@@ -2,7 +2,7 @@ package dev.sextant.nodeboot.tpm;
 
 import dev.sextant.attestation.Purpose;
 import dev.sextant.attestation.issue.Attester;
-import dev.sextant.attestation.tpm.TpmtPublic;
+import dev.sextant.attestation.tpmstructures.TpmtPublic;
 import jakarta.inject.Singleton;
 
 import java.io.IOException;

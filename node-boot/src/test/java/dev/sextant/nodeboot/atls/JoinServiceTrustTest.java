@@ -8,7 +8,7 @@ import dev.sextant.attestation.testkit.Mutation;
 import dev.sextant.attestation.testkit.SoftwareTpmAttester;
 import dev.sextant.attestation.testkit.SoftwareTpmOptions;
 import dev.sextant.attestation.testkit.TestPki;
-import dev.sextant.attestation.tpm.TpmAlg;
+import dev.sextant.attestation.tpmstructures.TpmAlg;
 import dev.sextant.attestation.verify.AttestationRejected;
 import dev.sextant.attestation.verify.AttestationVerifier;
 import dev.sextant.attestation.verify.Reason;

@@ -5,7 +5,7 @@ import dev.sextant.atls.AtlsContexts;
 import dev.sextant.attestation.Variant;
 import dev.sextant.attestation.policy.ExpectedValue;
 import dev.sextant.attestation.policy.Measurements;
-import dev.sextant.attestation.tpm.TpmAlg;
+import dev.sextant.attestation.tpmstructures.TpmAlg;
 import dev.sextant.attestation.verify.AkTrust;
 import dev.sextant.attestation.verify.DocumentVerifier;
 import dev.sextant.attestation.verify.VerifierPolicy;

@@ -61,7 +61,7 @@ class JoinPathInNodeTest implements TestPropertyProvider {
         try {
             swtpm = Swtpm.provisioned();
             // The join service runs the node's own image (its PCRs 4, 9, 11, 12, 13) on a bootstrapped control plane (PCR 15 set).
-            var ownPcrs = swtpm.client().pcr().readAll(dev.sextant.attestation.tpm.TpmAlg.SHA256);
+            var ownPcrs = swtpm.client().pcr().readAll(dev.sextant.attestation.tpmstructures.TpmAlg.SHA256);
             swtpm.releaseClient();
             var serviceOptions = SoftwareTpmOptions.defaults().withEvents(List.of()).withPcr(15, filled(0x15));
             for (int pcr : List.of(4, 9, 11, 12, 13)) {

@@ -2,7 +2,7 @@ package dev.sextant.nodeboot.verify;
 
 import com.google.protobuf.ByteString;
 import dev.sextant.attestation.Purpose;
-import dev.sextant.attestation.verify.Qualification;
+import dev.sextant.attestation.Qualification;
 import dev.sextant.proto.v1.GetAttestationRequest;
 import dev.sextant.proto.v1.VerifyServiceGrpc;
 import dev.sextant.tpm.testkit.Swtpm;

@@ -1,7 +1,7 @@
 package dev.sextant.tpm.attest;
 
-import dev.sextant.attestation.tpm.TpmFormatException;
-import dev.sextant.attestation.tpm.TpmReader;
+import dev.sextant.attestation.tpmstructures.TpmFormatException;
+import dev.sextant.attestation.tpmstructures.TpmReader;
 
 /**
  * The two fields of a TPMS_ATTEST (TPM 2.0 Part 2, §10.12.12) the issuer needs: extraData (the

@@ -5,9 +5,9 @@ import dev.sextant.attestation.Purpose;
 import dev.sextant.attestation.Variant;
 import dev.sextant.attestation.issue.AttestationException;
 import dev.sextant.attestation.issue.Attester;
-import dev.sextant.attestation.tpm.TpmAlg;
-import dev.sextant.attestation.tpm.TpmFormatException;
-import dev.sextant.attestation.verify.Qualification;
+import dev.sextant.attestation.tpmstructures.TpmAlg;
+import dev.sextant.attestation.tpmstructures.TpmFormatException;
+import dev.sextant.attestation.Qualification;
 import dev.sextant.proto.v1.AttestationDocument;
 import dev.sextant.proto.v1.Quote;
 import dev.sextant.tpm.NvIndices;
@@ -132,7 +132,7 @@ public final class TpmAttester implements Attester, AutoCloseable {
                 SortedMap<Integer, byte[]> pcrs = client.pcr().readAll(TpmAlg.SHA256);
                 byte[] quoted = QuotedPcrDigest.parse(q.attest()).pcrDigest();
                 byte[] read = digestOf(pcrs);
-                if (quoted.length == read.length && MessageDigest.isEqual(quoted, read)) {
+                if (MessageDigest.isEqual(quoted, read)) {
                     Quote.Builder b = Quote.newBuilder().setHashAlgorithm(TpmAlg.SHA256)
                             .setAttest(ByteString.copyFrom(q.attest()))
                             .setSignature(ByteString.copyFrom(q.signature()));

@@ -1,7 +1,7 @@
 package dev.sextant.tpm.command;
 
-import dev.sextant.attestation.tpm.TpmAlg;
-import dev.sextant.attestation.tpm.TpmWriter;
+import dev.sextant.attestation.tpmstructures.TpmAlg;
+import dev.sextant.attestation.tpmstructures.TpmWriter;
 
 /**
  * The fixed TPMT_PUBLIC template of Sextant's attestation key (shared design decision "AK"):

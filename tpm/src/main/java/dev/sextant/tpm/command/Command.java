@@ -1,6 +1,6 @@
 package dev.sextant.tpm.command;
 
-import dev.sextant.attestation.tpm.TpmWriter;
+import dev.sextant.attestation.tpmstructures.TpmWriter;
 
 /**
  * Marshals one command (TPM 2.0 Part 1, §18): header, handle area, then, when any handle needs

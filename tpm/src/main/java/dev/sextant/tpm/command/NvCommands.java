@@ -1,6 +1,6 @@
 package dev.sextant.tpm.command;
 
-import dev.sextant.attestation.tpm.TpmWriter;
+import dev.sextant.attestation.tpmstructures.TpmWriter;
 
 import java.io.ByteArrayOutputStream;
 import java.util.Arrays;

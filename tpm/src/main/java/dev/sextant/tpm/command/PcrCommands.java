@@ -1,12 +1,14 @@
 package dev.sextant.tpm.command;
 
-import dev.sextant.attestation.tpm.TpmAlg;
-import dev.sextant.attestation.tpm.TpmFormatException;
-import dev.sextant.attestation.tpm.TpmReader;
+import dev.sextant.attestation.tpmstructures.PcrSelection;
+import dev.sextant.attestation.tpmstructures.TpmAlg;
+import dev.sextant.attestation.tpmstructures.TpmFormatException;
+import dev.sextant.attestation.tpmstructures.TpmReader;
 
-import java.util.BitSet;
 import java.util.SortedMap;
+import java.util.SortedSet;
 import java.util.TreeMap;
+import java.util.TreeSet;
 
 /** PCR commands of a {@link TpmClient}: read, extend, event. */
 public final class PcrCommands {
@@ -20,7 +22,7 @@ public final class PcrCommands {
 
     /** All 24 PCRs of a bank, index to value. */
     public SortedMap<Integer, byte[]> readAll(int hashAlg) throws TpmException {
-        return read(PcrSelection.all(hashAlg));
+        return read(hashAlg, PcrSelection.all(hashAlg).banks().get(0).pcrs());
     }
 
     /**
@@ -28,10 +30,10 @@ public final class PcrCommands {
      * and says which in pcrSelectionOut. If pcrUpdateCounter moves between calls a PCR changed under
      * us, so the read starts over and the result is one consistent snapshot.
      */
-    public SortedMap<Integer, byte[]> read(PcrSelection wanted) throws TpmException {
+    public SortedMap<Integer, byte[]> read(int hashAlg, SortedSet<Integer> wanted) throws TpmException {
         return client.exclusive(() -> {
             for (int attempt = 0; attempt < 5; attempt++) {
-                SortedMap<Integer, byte[]> values = readOnce(wanted);
+                SortedMap<Integer, byte[]> values = readOnce(hashAlg, wanted);
                 if (values != null) {
                     return values;
                 }
@@ -40,46 +42,46 @@ public final class PcrCommands {
         });
     }
 
-    private SortedMap<Integer, byte[]> readOnce(PcrSelection wanted) throws TpmException {
+    private SortedMap<Integer, byte[]> readOnce(int hashAlg, SortedSet<Integer> wanted) throws TpmException {
         SortedMap<Integer, byte[]> values = new TreeMap<>();
-        BitSet missing = wanted.pcrs();
+        SortedSet<Integer> missing = new TreeSet<>(wanted);
         Long counter = null;
         while (!missing.isEmpty()) {
             Command c = Command.of(TpmCc.PCR_READ);
-            new PcrSelection(wanted.hashAlg(), missing).marshal(c.params());
-            Chunk chunk = client.send(c, 0, r -> Chunk.parse(r, wanted.hashAlg()));
+            PcrSelection.of(hashAlg, missing).marshal(c.params());
+            Chunk chunk = client.send(c, 0, r -> Chunk.parse(r, hashAlg));
             if (counter != null && counter != chunk.updateCounter()) {
                 return null;
             }
             counter = chunk.updateCounter();
-            BitSet got = chunk.selection().pcrs();
-            got.and(missing);
+            SortedSet<Integer> got = new TreeSet<>(chunk.pcrs());
+            got.retainAll(missing);
             if (got.isEmpty()) {
                 throw new TpmException(TpmCc.PCR_READ, "the TPM returned none of PCRs " + missing
-                        + String.format(" in bank 0x%04x", wanted.hashAlg()), null);
+                        + String.format(" in bank 0x%04x", hashAlg), null);
             }
             int k = 0;
-            for (int i = chunk.selection().pcrs().nextSetBit(0); i >= 0; i = chunk.selection().pcrs().nextSetBit(i + 1)) {
+            for (int i : chunk.pcrs()) {
                 values.put(i, chunk.digests()[k++]);
             }
-            missing.andNot(got);
+            missing.removeAll(got);
         }
         return values;
     }
 
-    private record Chunk(long updateCounter, PcrSelection selection, byte[][] digests) {
+    private record Chunk(long updateCounter, SortedSet<Integer> pcrs, byte[][] digests) {
         static Chunk parse(TpmReader r, int hashAlg) throws TpmFormatException {
             long counter = r.u32("pcrUpdateCounter");
-            PcrSelection selection = PcrSelection.parse(r, hashAlg);
+            SortedSet<Integer> pcrs = PcrSelection.readBank(r, hashAlg);
             long count = r.u32("pcrValues.count");
-            if (count != selection.pcrs().cardinality()) {
-                throw r.fail("pcrValues.count", count + " digests for " + selection.pcrs().cardinality() + " PCRs");
+            if (count != pcrs.size()) {
+                throw r.fail("pcrValues.count", count + " digests for " + pcrs.size() + " PCRs");
             }
             byte[][] digests = new byte[(int) count][];
             for (int i = 0; i < count; i++) {
                 digests[i] = r.sized(64, "pcrValues.digests[" + i + "]");
             }
-            return new Chunk(counter, selection, digests);
+            return new Chunk(counter, pcrs, digests);
         }
     }
 

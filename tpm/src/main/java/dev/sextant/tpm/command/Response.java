@@ -1,7 +1,7 @@
 package dev.sextant.tpm.command;
 
-import dev.sextant.attestation.tpm.TpmFormatException;
-import dev.sextant.attestation.tpm.TpmReader;
+import dev.sextant.attestation.tpmstructures.TpmFormatException;
+import dev.sextant.attestation.tpmstructures.TpmReader;
 
 /**
  * The success response of one command, split per TPM 2.0 Part 1 §18.9: handles, then (with

@@ -1,8 +1,9 @@
 package dev.sextant.tpm.command;
 
-import dev.sextant.attestation.tpm.TpmAlg;
-import dev.sextant.attestation.tpm.TpmFormatException;
-import dev.sextant.attestation.tpm.TpmReader;
+import dev.sextant.attestation.tpmstructures.PcrSelection;
+import dev.sextant.attestation.tpmstructures.TpmAlg;
+import dev.sextant.attestation.tpmstructures.TpmFormatException;
+import dev.sextant.attestation.tpmstructures.TpmReader;
 import dev.sextant.tpm.transport.TpmTarget;
 import dev.sextant.tpm.transport.TpmTransport;
 

@@ -1,6 +1,6 @@
 package dev.sextant.tpm.provision;
 
-import dev.sextant.attestation.verify.AkBinding;
+import dev.sextant.attestation.AkBinding;
 import org.bouncycastle.asn1.x500.X500Name;
 import org.bouncycastle.cert.X509CertificateHolder;
 import org.bouncycastle.cert.jcajce.JcaX509CertificateConverter;

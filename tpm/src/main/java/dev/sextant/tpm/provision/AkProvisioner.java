@@ -1,6 +1,6 @@
 package dev.sextant.tpm.provision;
 
-import dev.sextant.attestation.tpm.TpmFormatException;
+import dev.sextant.attestation.tpmstructures.TpmFormatException;
 import dev.sextant.tpm.NvIndices;
 import dev.sextant.tpm.command.CreatedPrimary;
 import dev.sextant.tpm.command.NvPublic;

@@ -1,7 +1,7 @@
 package dev.sextant.tpm.attest;
 
 import dev.sextant.attestation.Purpose;
-import dev.sextant.attestation.verify.Qualification;
+import dev.sextant.attestation.Qualification;
 import dev.sextant.proto.v1.AttestationDocument;
 import dev.sextant.tpm.testkit.Swtpm;
 import org.junit.jupiter.api.AfterAll;

@@ -1,7 +1,7 @@
 package dev.sextant.tpm.attest;
 
 import dev.sextant.attestation.Purpose;
-import dev.sextant.attestation.tpm.TpmWriter;
+import dev.sextant.attestation.tpmstructures.TpmWriter;
 import dev.sextant.proto.v1.AttestationDocument;
 import dev.sextant.tpm.command.TpmClient;
 import dev.sextant.tpm.testkit.Swtpm;

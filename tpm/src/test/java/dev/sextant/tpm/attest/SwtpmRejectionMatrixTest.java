@@ -7,7 +7,7 @@ import dev.sextant.attestation.policy.ExpectedValue;
 import dev.sextant.attestation.policy.Measurements;
 import dev.sextant.attestation.testkit.TestEvent;
 import dev.sextant.attestation.testkit.TestEventLog;
-import dev.sextant.attestation.tpm.TpmAlg;
+import dev.sextant.attestation.tpmstructures.TpmAlg;
 import dev.sextant.attestation.verify.AkTrust;
 import dev.sextant.attestation.verify.AttestationRejected;
 import dev.sextant.attestation.verify.AttestedState;

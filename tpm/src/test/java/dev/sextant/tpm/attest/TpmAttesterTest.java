@@ -2,8 +2,8 @@ package dev.sextant.tpm.attest;
 
 import dev.sextant.attestation.Purpose;
 import dev.sextant.attestation.issue.AttestationException;
-import dev.sextant.attestation.tpm.TpmAlg;
-import dev.sextant.attestation.verify.Qualification;
+import dev.sextant.attestation.tpmstructures.TpmAlg;
+import dev.sextant.attestation.Qualification;
 import dev.sextant.proto.v1.AttestationDocument;
 import dev.sextant.proto.v1.Quote;
 import dev.sextant.tpm.NvIndices;

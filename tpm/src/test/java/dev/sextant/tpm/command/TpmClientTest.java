@@ -1,6 +1,6 @@
 package dev.sextant.tpm.command;
 
-import dev.sextant.attestation.tpm.TpmAlg;
+import dev.sextant.attestation.tpmstructures.TpmAlg;
 import dev.sextant.tpm.NvIndices;
 import dev.sextant.tpm.testkit.Swtpm;
 import org.junit.jupiter.api.AfterAll;

@@ -1,6 +1,6 @@
 package dev.sextant.tpm.provision;
 
-import dev.sextant.attestation.verify.AkBinding;
+import dev.sextant.attestation.AkBinding;
 
 import dev.sextant.tpm.NvIndices;
 import dev.sextant.tpm.command.CreatedPrimary;

@@ -7,8 +7,8 @@ import java.security.cert.X509Certificate;
  * bytes as stored, which k3s's K10 token hashes. A certificate only: the private key is loaded by
  * {@link KubeletSigner}, which exists only for kubeadm.
  */
-public record ClusterCa(X509Certificate certificate, byte[] certificateFile) {
-    public ClusterCa {
+public record ClusterCaCertificate(X509Certificate certificate, byte[] certificateFile) {
+    public ClusterCaCertificate {
         certificateFile = certificateFile.clone();
     }
 
@@ -19,6 +19,6 @@ public record ClusterCa(X509Certificate certificate, byte[] certificateFile) {
 
     @Override
     public String toString() {
-        return "ClusterCa[" + certificate.getSubjectX500Principal() + "]";
+        return "ClusterCaCertificate[" + certificate.getSubjectX500Principal() + "]";
     }
 }

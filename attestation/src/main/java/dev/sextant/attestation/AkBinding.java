@@ -1,6 +1,6 @@
-package dev.sextant.attestation.verify;
+package dev.sextant.attestation;
 
-import dev.sextant.attestation.tpm.TpmFormatException;
+import dev.sextant.attestation.tpmstructures.TpmFormatException;
 import org.bouncycastle.asn1.ASN1Encodable;
 import org.bouncycastle.asn1.ASN1Encoding;
 import org.bouncycastle.asn1.ASN1ObjectIdentifier;

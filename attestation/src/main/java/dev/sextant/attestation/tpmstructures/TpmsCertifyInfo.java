@@ -1,4 +1,4 @@
-package dev.sextant.attestation.tpm;
+package dev.sextant.attestation.tpmstructures;
 
 /** TPMS_CERTIFY_INFO (TPM 2.0 Part 2, §10.12.3): the name and qualified name of a certified object. */
 public record TpmsCertifyInfo(byte[] name, byte[] qualifiedName) implements TpmsAttested {

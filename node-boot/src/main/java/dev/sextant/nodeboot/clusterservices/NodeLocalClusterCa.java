@@ -27,8 +27,8 @@ import dev.sextant.nodeboot.diskcrypt.SecretFiles;
  * The cluster CA a control plane without Kubernetes signs kubelet certificates with: EC P-256,
  * self-signed, the key as PKCS#8 PEM (the form k3s writes and the join service reads).
  */
-record ClusterCa(Path certificate, Path key) {
-    static ClusterCa create(Path dir) throws IOException, ClusterServicesException {
+record NodeLocalClusterCa(Path certificate, Path key) {
+    static NodeLocalClusterCa create(Path dir) throws IOException, ClusterServicesException {
         try {
             KeyPairGenerator generator = KeyPairGenerator.getInstance("EC");
             generator.initialize(new ECGenParameterSpec("secp256r1"));
@@ -45,7 +45,7 @@ record ClusterCa(Path certificate, Path key) {
             Path cert = Files.writeString(dir.resolve("ca.crt"), pem(certificate));
             Path key = SecretFiles.write(dir.resolve("ca.key"),
                     pem(new JcaPKCS8Generator(pair.getPrivate(), null)).getBytes(java.nio.charset.StandardCharsets.US_ASCII));
-            return new ClusterCa(cert, key);
+            return new NodeLocalClusterCa(cert, key);
         } catch (GeneralSecurityException | OperatorCreationException e) {
             throw new ClusterServicesException("creating the cluster CA: " + e.getMessage(), e);
         }

@@ -1,4 +1,4 @@
-package dev.sextant.attestation.tpm;
+package dev.sextant.attestation.tpmstructures;
 
 /**
  * The one checked exception every TPM-structure parser throws: names the structure, the field

@@ -1,4 +1,4 @@
-package dev.sextant.attestation.tpm;
+package dev.sextant.attestation.tpmstructures;
 
 /** TPM_ALG_ID values used by Sextant (TPM 2.0 Part 2, §6.3). */
 public final class TpmAlg {

@@ -1,4 +1,4 @@
-package dev.sextant.attestation.tpm;
+package dev.sextant.attestation.tpmstructures;
 
 /**
  * TPMS_ATTEST (TPM 2.0 Part 2, §10.12.12) as signed by the TPM, for the two types Sextant reads

@@ -1,4 +1,4 @@
-package dev.sextant.attestation.tpm;
+package dev.sextant.attestation.tpmstructures;
 
 /**
  * An algorithm with its hash detail, as in TPMT_RSA_SCHEME, TPMT_ECC_SCHEME and TPMT_KDF_SCHEME

@@ -1,6 +1,5 @@
-package dev.sextant.attestation.verify;
+package dev.sextant.attestation;
 
-import dev.sextant.attestation.Purpose;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;

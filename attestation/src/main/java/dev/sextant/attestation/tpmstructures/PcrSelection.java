@@ -1,4 +1,4 @@
-package dev.sextant.attestation.tpm;
+package dev.sextant.attestation.tpmstructures;
 
 import java.util.ArrayList;
 import java.util.Collections;
@@ -7,10 +7,12 @@ import java.util.SortedSet;
 import java.util.TreeSet;
 
 /**
- * TPML_PCR_SELECTION (TPM 2.0 Part 2, §10.9.7): the PCRs a quote covers, per bank. Keeps the bytes it
- * was parsed from.
+ * TPML_PCR_SELECTION (TPM 2.0 Part 2, §10.9.7): the PCRs a quote covers or a command asks for, per
+ * bank. Keeps the bytes it was parsed from (or encoded to). The TPM client and the verifier share it.
  */
 public record PcrSelection(List<Bank> banks, byte[] raw) {
+    /** PCRs of a PC client TPM bank; every Sextant quote covers all of them. */
+    public static final int PCR_COUNT = 24;
     /** Part 2 §10.9.7: the list holds at most HASH_COUNT entries; 16 covers every defined hash. */
     static final int MAX_BANKS = 16;
     /** Part 2 §10.6.2: sizeofSelect is at least PCR_SELECT_MIN (3); we accept up to 64 PCRs. */
@@ -31,6 +33,43 @@ public record PcrSelection(List<Bank> banks, byte[] raw) {
     @Override
     public byte[] raw() { return raw.clone(); }
 
+    /** One bank selecting {@code pcrs}: what a command asks for. */
+    public static PcrSelection of(int hashAlg, SortedSet<Integer> pcrs) {
+        return new PcrSelection(List.of(new Bank(hashAlg, pcrs)), encode(hashAlg, pcrs));
+    }
+
+    /** All 24 PCRs of one bank. */
+    public static PcrSelection all(int hashAlg) {
+        SortedSet<Integer> all = new TreeSet<>();
+        for (int i = 0; i < PCR_COUNT; i++) {
+            all.add(i);
+        }
+        return of(hashAlg, all);
+    }
+
+    public void marshal(TpmWriter w) {
+        w.bytes(raw);
+    }
+
+    /**
+     * Reads a selection that may name only {@code expectedHash}'s bank (what a command's response holds
+     * when one bank was asked for) and returns that bank's PCRs; no bank at all means none.
+     */
+    public static SortedSet<Integer> readBank(TpmReader r, int expectedHash) throws TpmFormatException {
+        List<Bank> banks = read(r).banks();
+        if (banks.isEmpty()) {
+            return new TreeSet<>();
+        }
+        if (banks.size() != 1) {
+            throw r.fail("pcrSelections.count", banks.size() + " banks where one was asked for");
+        }
+        if (banks.get(0).hashAlg() != expectedHash) {
+            throw r.fail("pcrSelections[0].hash",
+                    String.format("bank 0x%04x where 0x%04x was asked for", banks.get(0).hashAlg(), expectedHash));
+        }
+        return banks.get(0).pcrs();
+    }
+
     public static PcrSelection parse(byte[] bytes) throws TpmFormatException {
         TpmReader r = new TpmReader(bytes, "TPML_PCR_SELECTION");
         PcrSelection s = read(r);
@@ -38,7 +77,7 @@ public record PcrSelection(List<Bank> banks, byte[] raw) {
         return s;
     }
 
-    static PcrSelection read(TpmReader r) throws TpmFormatException {
+    public static PcrSelection read(TpmReader r) throws TpmFormatException {
         int start = r.position();
         long count = r.u32("count");
         if (count > MAX_BANKS) {

@@ -1,4 +1,4 @@
-package dev.sextant.attestation.tpm;
+package dev.sextant.attestation.tpmstructures;
 
 /** TPMS_ECC_PARMS (Part 2, §12.2.3.6) plus the TPMS_ECC_POINT public point. */
 public record TpmsEccParameters(TpmSymDef symmetric, TpmScheme scheme, int curveId, TpmScheme kdf, byte[] x, byte[] y)

@@ -1,4 +1,4 @@
-package dev.sextant.attestation.tpm;
+package dev.sextant.attestation.tpmstructures;
 
 /**
  * TPMU_PUBLIC_PARMS together with TPMU_PUBLIC_ID (TPM 2.0 Part 2, §12.2.3.7 and §12.2.3.2) for the

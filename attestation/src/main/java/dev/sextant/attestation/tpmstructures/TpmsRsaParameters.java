@@ -1,4 +1,4 @@
-package dev.sextant.attestation.tpm;
+package dev.sextant.attestation.tpmstructures;
 
 /** TPMS_RSA_PARMS (Part 2, §12.2.3.5) plus the TPM2B_PUBLIC_KEY_RSA modulus. */
 public record TpmsRsaParameters(TpmSymDef symmetric, TpmScheme scheme, int keyBits, long exponent, byte[] modulus)

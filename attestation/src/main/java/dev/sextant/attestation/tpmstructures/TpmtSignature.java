@@ -1,4 +1,4 @@
-package dev.sextant.attestation.tpm;
+package dev.sextant.attestation.tpmstructures;
 
 /**
  * TPMT_SIGNATURE (TPM 2.0 Part 2, §11.3.4) for RSASSA, RSAPSS and ECDSA. For RSA schemes

@@ -1,4 +1,4 @@
-package dev.sextant.attestation.tpm;
+package dev.sextant.attestation.tpmstructures;
 
 /** TPMS_QUOTE_INFO (TPM 2.0 Part 2, §10.12.4): the PCRs quoted and the digest of their values. */
 public record TpmsQuoteInfo(PcrSelection pcrSelect, byte[] pcrDigest) implements TpmsAttested {

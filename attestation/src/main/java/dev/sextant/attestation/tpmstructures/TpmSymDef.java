@@ -1,4 +1,4 @@
-package dev.sextant.attestation.tpm;
+package dev.sextant.attestation.tpmstructures;
 
 /** TPMT_SYM_DEF_OBJECT (TPM 2.0 Part 2, §11.1.7); {@code alg} TPM_ALG_NULL means none. */
 public record TpmSymDef(int alg, int keyBits, int mode) {

@@ -1,7 +1,7 @@
-package dev.sextant.attestation.tpm;
+package dev.sextant.attestation.tpmstructures;
 
 import dev.sextant.attestation.Purpose;
-import dev.sextant.attestation.verify.Qualification;
+import dev.sextant.attestation.Qualification;
 import dev.sextant.attestation.testkit.Fixtures;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;

@@ -1,4 +1,4 @@
-package dev.sextant.attestation.tpm;
+package dev.sextant.attestation.tpmstructures;
 
 /** TPMS_CLOCK_INFO (TPM 2.0 Part 2, §10.11.1). */
 public record TpmsClockInfo(long clock, long resetCount, long restartCount, boolean safe) {
