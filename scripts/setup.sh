@@ -14,14 +14,14 @@ BOOKWORM=(
   xxd openssl coreutils util-linux fdisk e2fsprogs    # scripts and tests (xxd, openssl kdf, timeout, setsid, sfdisk, mkfs.ext4)
   swtpm swtpm-tools tpm2-tools                        # real-peer TPM tests, the QEMU nodes' TPMs
   qemu-system-x86 ovmf                                # boot tests and `sextant mini`
-  pesign sbsigntool mtools dosfstools gdisk binutils python3 python3-pefile  # image-builder peers, ukify
+  pesign sbsigntool mtools dosfstools gdisk binutils python3 python3-pefile  # measured-boot peers, ukify
   erofs-utils squashfs-tools cryptsetup bubblewrap kmod cpio zstd            # mkosi's image build
   docker.io docker-registry skopeo umoci debootstrap  # container images (scripts/build-jre-base.sh)
   iproute2                                            # endpoint discovery between network namespaces
 )
 # Packages whose bookworm version is too old: from bookworm-backports, with the minimum each needs.
 # mkosi 24 is the configuration format of mkosi/; systemd 254 brings ukify and systemd-measure with
-# the PCR 11 phases the image-builder predicts; systemd-boot(-efi) 254 is the stub the UKI is built on;
+# the PCR 11 phases measured-boot predicts; systemd-boot(-efi) 254 is the stub the UKI is built on;
 # osslsigncode 2.9 is the Authenticode peer the PE hashing was verified against (java-stack.md).
 declare -A BACKPORTS_MIN=(
   [mkosi]=24 [systemd]=254 [systemd-container]=254 [systemd-boot]=254 [systemd-boot-efi]=254

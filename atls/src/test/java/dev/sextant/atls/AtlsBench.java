@@ -1,6 +1,6 @@
 package dev.sextant.atls;
 
-import dev.sextant.tpm.testkit.Swtpm;
+import dev.sextant.tpmmanufacturer.testkit.Swtpm;
 import io.netty.handler.ssl.SslContext;
 
 import java.util.ArrayList;

@@ -1,7 +1,7 @@
 package dev.sextant.atls;
 
 import dev.sextant.attestation.verify.AttestedState;
-import dev.sextant.tpm.testkit.Swtpm;
+import dev.sextant.tpmmanufacturer.testkit.Swtpm;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import org.junit.jupiter.api.AfterAll;

@@ -8,7 +8,7 @@ import dev.sextant.attestation.verify.AkTrust;
 import dev.sextant.attestation.verify.DocumentVerifier;
 import dev.sextant.attestation.verify.VerifierPolicy;
 import dev.sextant.tpm.attest.TpmAttester;
-import dev.sextant.tpm.testkit.Swtpm;
+import dev.sextant.tpmmanufacturer.testkit.Swtpm;
 
 import java.nio.file.Path;
 import java.util.List;

@@ -15,7 +15,7 @@ import dev.sextant.atls.AtlsContexts;
 import dev.sextant.proto.v1.IssueJoinTicketResponse;
 import dev.sextant.proto.v1.JoinServiceGrpc;
 import dev.sextant.serviceconfig.JoinServiceConfig;
-import dev.sextant.tpm.testkit.Swtpm;
+import dev.sextant.tpmmanufacturer.testkit.Swtpm;
 import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;

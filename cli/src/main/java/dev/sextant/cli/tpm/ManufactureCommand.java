@@ -1,6 +1,6 @@
 package dev.sextant.cli.tpm;
 
-import dev.sextant.tpm.swtpm.SwtpmManufacturer;
+import dev.sextant.tpmmanufacturer.swtpm.SwtpmManufacturer;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;

@@ -1,8 +1,8 @@
 package dev.sextant.cli.tpm;
 
 import dev.sextant.tpm.command.TpmClient;
-import dev.sextant.tpm.provision.AkProvisioner;
-import dev.sextant.tpm.swtpm.LocalCa;
+import dev.sextant.tpmmanufacturer.provision.AkProvisioner;
+import dev.sextant.tpmmanufacturer.swtpm.LocalCa;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;

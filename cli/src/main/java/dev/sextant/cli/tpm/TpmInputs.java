@@ -3,7 +3,7 @@ package dev.sextant.cli.tpm;
 import dev.sextant.cli.failure.CliFailure;
 import dev.sextant.tpm.command.TpmClient;
 import dev.sextant.tpm.command.TpmException;
-import dev.sextant.tpm.swtpm.LocalCa;
+import dev.sextant.tpmmanufacturer.swtpm.LocalCa;
 import dev.sextant.tpm.transport.TpmTarget;
 
 import java.io.IOException;

@@ -13,7 +13,7 @@ import dev.sextant.proto.v1.InitResponse;
 import dev.sextant.proto.v1.InitServiceGrpc;
 import dev.sextant.proto.v1.InitSuccess;
 import dev.sextant.tpm.attest.TpmAttester;
-import dev.sextant.tpm.testkit.Swtpm;
+import dev.sextant.tpmmanufacturer.testkit.Swtpm;
 import io.grpc.Server;
 import io.grpc.Status;
 import io.grpc.netty.NettyServerBuilder;

@@ -1,12 +1,12 @@
 package dev.sextant.localcluster.image;
 
-import dev.sextant.imagebuilder.gpt.GptPartition;
-import dev.sextant.imagebuilder.gpt.GptReader;
-import dev.sextant.imagebuilder.io.ArraySource;
-import dev.sextant.imagebuilder.io.FileSource;
-import dev.sextant.imagebuilder.pe.PeFile;
-import dev.sextant.imagebuilder.pe.PeParser;
-import dev.sextant.imagebuilder.pe.PeSection;
+import dev.sextant.measuredboot.gpt.GptPartition;
+import dev.sextant.measuredboot.gpt.GptReader;
+import dev.sextant.measuredboot.io.ArraySource;
+import dev.sextant.measuredboot.io.FileSource;
+import dev.sextant.measuredboot.pe.PeFile;
+import dev.sextant.measuredboot.pe.PeParser;
+import dev.sextant.measuredboot.pe.PeSection;
 import dev.sextant.localcluster.qemu.HostTools;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;

@@ -1,6 +1,6 @@
 package dev.sextant.localcluster.mini;
 
-import dev.sextant.tpm.swtpm.LocalCa;
+import dev.sextant.tpmmanufacturer.swtpm.LocalCa;
 import java.io.IOException;
 import java.io.Writer;
 import java.nio.file.Files;

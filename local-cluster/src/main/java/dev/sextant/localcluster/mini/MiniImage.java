@@ -2,11 +2,11 @@ package dev.sextant.localcluster.mini;
 
 import dev.sextant.attestation.policy.MeasurementsException;
 import dev.sextant.attestation.policy.MeasurementsFile;
-import dev.sextant.imagebuilder.build.BuildException;
-import dev.sextant.imagebuilder.build.BuildRequest;
-import dev.sextant.imagebuilder.build.BuildResult;
-import dev.sextant.imagebuilder.build.ImageBuilder;
-import dev.sextant.imagebuilder.build.NodeBootJars;
+import dev.sextant.imagetool.BuildException;
+import dev.sextant.imagetool.BuildRequest;
+import dev.sextant.imagetool.BuildResult;
+import dev.sextant.imagetool.ImageBuilder;
+import dev.sextant.imagetool.NodeBootJars;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

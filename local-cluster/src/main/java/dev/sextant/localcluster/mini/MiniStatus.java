@@ -4,7 +4,7 @@ import dev.sextant.attestation.policy.Measurements;
 import dev.sextant.attestation.policy.MeasurementsFile;
 import dev.sextant.localcluster.qemu.ConsoleLog;
 import dev.sextant.localcluster.verify.AtlsProbe;
-import dev.sextant.tpm.swtpm.LocalCa;
+import dev.sextant.tpmmanufacturer.swtpm.LocalCa;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -2,7 +2,7 @@ package dev.sextant.localcluster.mini;
 
 import dev.sextant.attestation.policy.Measurements;
 import dev.sextant.attestation.policy.MeasurementsFile;
-import dev.sextant.tpm.swtpm.LocalCa;
+import dev.sextant.tpmmanufacturer.swtpm.LocalCa;
 import java.nio.file.Files;
 import dev.sextant.attestation.verify.AkTrust;
 import dev.sextant.attestation.verify.DocumentVerifier;

@@ -1,10 +1,10 @@
 package dev.sextant.localcluster.qemu;
 
 import dev.sextant.tpm.command.TpmClient;
-import dev.sextant.tpm.provision.AkProvisioner;
-import dev.sextant.tpm.swtpm.LocalCa;
-import dev.sextant.tpm.swtpm.SwtpmManufacturer;
-import dev.sextant.tpm.swtpm.SwtpmServer;
+import dev.sextant.tpmmanufacturer.provision.AkProvisioner;
+import dev.sextant.tpmmanufacturer.swtpm.LocalCa;
+import dev.sextant.tpmmanufacturer.swtpm.SwtpmManufacturer;
+import dev.sextant.tpmmanufacturer.swtpm.SwtpmServer;
 import dev.sextant.tpm.transport.TpmTarget;
 import java.io.IOException;
 import java.nio.file.Files;

@@ -12,7 +12,7 @@ import dev.sextant.attestation.tpmstructures.TpmAlg;
 import dev.sextant.attestation.verify.AttestationRejected;
 import dev.sextant.attestation.verify.AttestationVerifier;
 import dev.sextant.attestation.verify.Reason;
-import dev.sextant.tpm.testkit.Swtpm;
+import dev.sextant.tpmmanufacturer.testkit.Swtpm;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;

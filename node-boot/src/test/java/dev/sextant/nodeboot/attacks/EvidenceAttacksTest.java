@@ -15,7 +15,7 @@ import dev.sextant.attestation.verify.VerifierPolicy;
 import dev.sextant.proto.v1.GetAttestationRequest;
 import dev.sextant.proto.v1.GetAttestationResponse;
 import dev.sextant.proto.v1.VerifyServiceGrpc;
-import dev.sextant.tpm.testkit.Swtpm;
+import dev.sextant.tpmmanufacturer.testkit.Swtpm;
 import io.grpc.ManagedChannel;
 import io.grpc.Server;
 import io.grpc.StatusRuntimeException;

@@ -22,7 +22,7 @@ import dev.sextant.proto.v1.InitResponse;
 import dev.sextant.proto.v1.InitServiceGrpc;
 import dev.sextant.proto.v1.KubernetesSettings;
 import dev.sextant.tpm.command.TpmClient;
-import dev.sextant.tpm.testkit.Swtpm;
+import dev.sextant.tpmmanufacturer.testkit.Swtpm;
 import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;

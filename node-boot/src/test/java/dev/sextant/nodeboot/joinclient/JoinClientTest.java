@@ -18,7 +18,7 @@ import dev.sextant.nodeboot.nodelock.LockHolder;
 import dev.sextant.nodeboot.nodelock.NodeLock;
 import dev.sextant.nodeboot.nodelock.TpmPcrMarker;
 import dev.sextant.tpm.attest.TpmAttester;
-import dev.sextant.tpm.testkit.Swtpm;
+import dev.sextant.tpmmanufacturer.testkit.Swtpm;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;

@@ -18,7 +18,7 @@ import dev.sextant.nodeboot.nodelock.NodeLock;
 import dev.sextant.proto.v1.InitRequest;
 import dev.sextant.proto.v1.InitResponse;
 import dev.sextant.proto.v1.InitServiceGrpc;
-import dev.sextant.tpm.testkit.Swtpm;
+import dev.sextant.tpmmanufacturer.testkit.Swtpm;
 import io.grpc.ManagedChannel;
 import io.grpc.netty.NettyChannelBuilder;
 import io.micronaut.grpc.server.GrpcEmbeddedServer;

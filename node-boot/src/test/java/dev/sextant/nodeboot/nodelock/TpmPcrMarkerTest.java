@@ -1,7 +1,7 @@
 package dev.sextant.nodeboot.nodelock;
 
 import dev.sextant.attestation.tpmstructures.TpmAlg;
-import dev.sextant.tpm.testkit.Swtpm;
+import dev.sextant.tpmmanufacturer.testkit.Swtpm;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 

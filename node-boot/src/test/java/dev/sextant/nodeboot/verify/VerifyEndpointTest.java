@@ -5,7 +5,7 @@ import dev.sextant.attestation.Purpose;
 import dev.sextant.attestation.Qualification;
 import dev.sextant.proto.v1.GetAttestationRequest;
 import dev.sextant.proto.v1.VerifyServiceGrpc;
-import dev.sextant.tpm.testkit.Swtpm;
+import dev.sextant.tpmmanufacturer.testkit.Swtpm;
 import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;

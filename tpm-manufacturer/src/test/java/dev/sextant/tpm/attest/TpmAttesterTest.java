@@ -1,0 +1,137 @@
+package dev.sextant.tpm.attest;
+
+import dev.sextant.attestation.Purpose;
+import dev.sextant.attestation.issue.AttestationException;
+import dev.sextant.attestation.tpmstructures.TpmAlg;
+import dev.sextant.attestation.Qualification;
+import dev.sextant.proto.v1.AttestationDocument;
+import dev.sextant.proto.v1.Quote;
+import dev.sextant.tpm.NvIndices;
+import dev.sextant.tpmmanufacturer.provision.AkPublicKeys;
+import dev.sextant.tpmmanufacturer.testkit.Swtpm;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.Signature;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.TreeMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class TpmAttesterTest {
+    private static Swtpm swtpm;
+    private static TpmAttester attester;
+
+    @BeforeAll
+    static void start() throws Exception {
+        Swtpm.assumeAvailable();
+        swtpm = Swtpm.provisioned();
+        attester = new TpmAttester(swtpm.client(), Path.of("/nonexistent/binary_bios_measurements"));
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        if (attester != null) {
+            attester.close();
+        }
+        if (swtpm != null) {
+            swtpm.close();
+        }
+    }
+
+    /** The checks a verifier makes on the quote itself, enough to prove the issuer filled it right. */
+    static void assertSoundQuote(AttestationDocument doc, byte[] nonce, byte[] userData) throws Exception {
+        assertEquals(1, doc.getQuotesCount());
+        Quote q = doc.getQuotes(0);
+        assertEquals(TpmAlg.SHA256, q.getHashAlgorithm());
+        QuotedPcrDigest fields = QuotedPcrDigest.parse(q.getAttest().toByteArray());
+        assertArrayEquals(Qualification.of(Purpose.ATLS_SERVER, nonce, userData), fields.extraData());
+        TreeMap<Integer, byte[]> pcrs = new TreeMap<>();
+        q.getPcrsMap().forEach((k, v) -> pcrs.put(k, v.toByteArray()));
+        assertEquals(24, pcrs.size());
+        assertArrayEquals(TpmAttester.digestOf(pcrs), fields.pcrDigest());
+        ByteBuffer sig = ByteBuffer.wrap(q.getSignature().toByteArray());
+        assertEquals(TpmAlg.RSASSA, sig.getShort());
+        assertEquals(TpmAlg.SHA256, sig.getShort());
+        byte[] rsa = new byte[sig.getShort()];
+        sig.get(rsa);
+        Signature v = Signature.getInstance("SHA256withRSA");
+        v.initVerify(AkPublicKeys.rsaPublicKey(doc.getAkPublic().toByteArray()));
+        v.update(q.getAttest().toByteArray());
+        assertTrue(v.verify(rsa), "quote signature verifies with the AK");
+    }
+
+    @Test
+    @DisplayName("attest() fills every document field and binds nonce and user data into the quote")
+    void documentFields() throws Exception {
+        byte[] nonce = "fresh nonce".getBytes();
+        byte[] userData = new byte[32];
+        AttestationDocument doc = attester.attest(Purpose.ATLS_SERVER, nonce, userData);
+        assertEquals("qemu-vtpm", doc.getVariant());
+        assertArrayEquals(attester.akPublic(), doc.getAkPublic().toByteArray());
+        assertArrayEquals(swtpm.client().nv().read(NvIndices.EK_CERT_RSA), doc.getEkCertificate().toByteArray());
+        assertArrayEquals(swtpm.client().nv().read(NvIndices.AK_CERT), doc.getAkCertificate().toByteArray());
+        assertArrayEquals(userData, doc.getUserData().toByteArray());
+        assertEquals(0, doc.getEventLog().size(), "no event log file means an empty event log");
+        assertSoundQuote(doc, nonce, userData);
+    }
+
+    @Test
+    @DisplayName("the event log is read from the configured path on every attest()")
+    void eventLogFromPath(@TempDir Path dir) throws Exception {
+        Path log = Files.write(dir.resolve("binary_bios_measurements"), new byte[] {1, 2, 3});
+        try (TpmAttester withLog = new TpmAttester(swtpm.client(), log)) {
+            assertArrayEquals(new byte[] {1, 2, 3}, withLog.attest(Purpose.ATLS_SERVER, new byte[8], new byte[0]).getEventLog().toByteArray());
+        }
+    }
+
+    @Test
+    @DisplayName("the quote reflects a PCR extended before attest()")
+    void quoteFollowsPcrs() throws Exception {
+        byte[] before = attester.attest(Purpose.ATLS_SERVER, new byte[8], new byte[0]).getQuotes(0).getPcrsOrThrow(16).toByteArray();
+        swtpm.client().pcr().extend(16, new byte[32]);
+        AttestationDocument after = attester.attest(Purpose.ATLS_SERVER, new byte[8], new byte[0]);
+        assertTrue(!java.util.Arrays.equals(before, after.getQuotes(0).getPcrsOrThrow(16).toByteArray()));
+        assertSoundQuote(after, new byte[8], new byte[0]);
+    }
+
+    @Test
+    @DisplayName("attest() from 8 threads at once yields 8 sound documents, each for its own nonce")
+    void concurrent() throws Exception {
+        ExecutorService pool = Executors.newFixedThreadPool(8);
+        try {
+            List<Future<AttestationDocument>> docs = new ArrayList<>();
+            for (int i = 0; i < 8; i++) {
+                byte[] nonce = {(byte) i};
+                docs.add(pool.submit(() -> attester.attest(Purpose.ATLS_SERVER, nonce, nonce)));
+            }
+            for (int i = 0; i < 8; i++) {
+                assertSoundQuote(docs.get(i).get(), new byte[] {(byte) i}, new byte[] {(byte) i});
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    @Test
+    @DisplayName("an unprovisioned TPM (no AK certificate) is refused at construction with a readable reason")
+    void unprovisioned() throws Exception {
+        try (Swtpm bare = Swtpm.start()) {
+            AttestationException e = assertThrows(AttestationException.class, () -> new TpmAttester(bare.client()));
+            assertTrue(e.getMessage().startsWith("reading the AK certificate from NV index 0x01381001"), e.getMessage());
+        }
+    }
+}

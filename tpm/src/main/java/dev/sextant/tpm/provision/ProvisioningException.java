@@ -1,8 +1,0 @@
-package dev.sextant.tpm.provision;
-
-/** AK provisioning failed: a TPM command, the EK certificate or the certificate issuance. */
-public final class ProvisioningException extends Exception {
-    public ProvisioningException(String message, Throwable cause) {
-        super(message, cause);
-    }
-}
