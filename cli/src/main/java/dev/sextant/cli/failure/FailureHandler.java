@@ -1,6 +1,5 @@
 package dev.sextant.cli.failure;
 
-import dev.sextant.cli.remote.GrpcStatusWords;
 import io.grpc.StatusRuntimeException;
 import picocli.CommandLine;
 import picocli.CommandLine.ParseResult;

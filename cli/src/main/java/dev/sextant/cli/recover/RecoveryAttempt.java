@@ -5,7 +5,7 @@ import dev.sextant.attestation.verify.AttestationVerifier;
 import dev.sextant.cli.remote.AttestedChannel;
 import dev.sextant.cli.remote.ConnectionFailures;
 import dev.sextant.cli.remote.Endpoint;
-import dev.sextant.cli.remote.GrpcStatusWords;
+import dev.sextant.cli.failure.GrpcStatusWords;
 import dev.sextant.proto.v1.RecoverRequest;
 import dev.sextant.proto.v1.RecoverResponse;
 import dev.sextant.proto.v1.RecoveryServiceGrpc;

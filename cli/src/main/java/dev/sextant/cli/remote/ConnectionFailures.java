@@ -1,5 +1,6 @@
 package dev.sextant.cli.remote;
 
+import dev.sextant.cli.failure.GrpcStatusWords;
 import dev.sextant.cli.failure.CliFailure;
 import dev.sextant.cli.failure.Printable;
 import io.grpc.Status;

@@ -1,7 +1,7 @@
 package dev.sextant.joinapi.binding;
 
 import dev.sextant.grpcsupport.Refusal;
-import dev.sextant.joinapi.ticket.InputChecks;
+import dev.sextant.joinapi.input.InputChecks;
 import dev.sextant.serviceconfig.JoinServiceConfig;
 import io.micronaut.context.annotation.Context;
 import java.util.Arrays;

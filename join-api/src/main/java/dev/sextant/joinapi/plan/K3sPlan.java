@@ -2,7 +2,6 @@ package dev.sextant.joinapi.plan;
 
 import dev.sextant.grpcsupport.Refusal;
 import dev.sextant.joinapi.kubeletca.ClusterCaCertificate;
-import dev.sextant.joinapi.ticket.ClusterInfo;
 import dev.sextant.joinapi.token.BootstrapToken;
 import dev.sextant.joinapi.token.BootstrapTokens;
 import dev.sextant.joinapi.token.CaHashes;

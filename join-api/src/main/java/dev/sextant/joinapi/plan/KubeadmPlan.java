@@ -6,7 +6,6 @@ import dev.sextant.joinapi.controlplane.ControlPlaneMaterial;
 import dev.sextant.joinapi.kubeletca.ClusterCaCertificate;
 import dev.sextant.joinapi.kubeletca.CsrCheck;
 import dev.sextant.joinapi.kubeletca.KubeletSigner;
-import dev.sextant.joinapi.ticket.ClusterInfo;
 import dev.sextant.joinapi.token.BootstrapToken;
 import dev.sextant.joinapi.token.BootstrapTokens;
 import dev.sextant.joinapi.token.CaHashes;

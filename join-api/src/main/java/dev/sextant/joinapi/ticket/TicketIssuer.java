@@ -1,5 +1,7 @@
 package dev.sextant.joinapi.ticket;
 
+import dev.sextant.joinapi.input.InputChecks;
+import dev.sextant.joinapi.plan.ClusterInfo;
 import com.google.protobuf.ByteString;
 import com.google.protobuf.UnsafeByteOperations;
 import dev.sextant.grpcsupport.Refusal;

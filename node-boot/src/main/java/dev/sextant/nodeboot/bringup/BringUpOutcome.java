@@ -1,7 +1,6 @@
 package dev.sextant.nodeboot.bringup;
 
 import dev.sextant.nodeboot.kubernetes.DriverResult;
-import dev.sextant.nodeboot.lifecycle.BootstrapStatus;
 import dev.sextant.nodeboot.nodelock.LockHolder;
 
 /** How a bring-up ended. */

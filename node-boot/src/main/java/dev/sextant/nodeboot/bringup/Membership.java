@@ -2,7 +2,6 @@ package dev.sextant.nodeboot.bringup;
 
 import dev.sextant.keys.member.MemberCredentials;
 import dev.sextant.nodeboot.datavolume.DataVolumeMounter;
-import dev.sextant.nodeboot.lifecycle.BootstrapStatus;
 
 import java.util.Objects;
 

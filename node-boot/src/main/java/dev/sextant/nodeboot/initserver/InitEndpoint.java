@@ -5,7 +5,7 @@ import dev.sextant.proto.v1.InitFailure;
 import dev.sextant.proto.v1.InitProgress;
 import dev.sextant.nodeboot.diskcrypt.DiskCryptException;
 import dev.sextant.nodeboot.diskcrypt.StateDisk;
-import dev.sextant.nodeboot.lifecycle.BootstrapStatus;
+import dev.sextant.nodeboot.bringup.BootstrapStatus;
 import dev.sextant.proto.v1.InitRequest;
 import dev.sextant.proto.v1.InitResponse;
 import dev.sextant.proto.v1.InitServiceGrpc;

@@ -19,7 +19,7 @@ import dev.sextant.nodeboot.joinservices.ControlPlaneDiscovery;
 import dev.sextant.nodeboot.joinservices.Endpoint;
 import dev.sextant.nodeboot.keys.ClusterKeys;
 import dev.sextant.nodeboot.kubernetes.JoinSettings;
-import dev.sextant.nodeboot.lifecycle.BootstrapStatus;
+import dev.sextant.nodeboot.bringup.BootstrapStatus;
 import dev.sextant.nodeboot.nodelock.NodeLock;
 import dev.sextant.proto.v1.IssueJoinTicketRequest;
 import dev.sextant.proto.v1.IssueJoinTicketResponse;

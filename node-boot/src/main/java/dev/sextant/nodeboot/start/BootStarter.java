@@ -15,7 +15,7 @@ import dev.sextant.nodeboot.joinclient.JoinClient;
 import dev.sextant.nodeboot.joinclient.JoinClientSettings;
 import dev.sextant.nodeboot.joinclient.JoinOutcome;
 import dev.sextant.nodeboot.joinclient.RejoinTransport;
-import dev.sextant.nodeboot.lifecycle.BootstrapStatus;
+import dev.sextant.nodeboot.bringup.BootstrapStatus;
 import dev.sextant.nodeboot.nodelock.NodeLock;
 import dev.sextant.nodeboot.unlock.BootUnlock;
 import dev.sextant.nodeboot.unlock.DiskUnlocker;

@@ -8,7 +8,7 @@ import dev.sextant.nodeboot.bringup.ServicesPlan;
 import dev.sextant.nodeboot.bringup.Via;
 import dev.sextant.nodeboot.diskcrypt.DiskCryptException;
 import dev.sextant.nodeboot.diskcrypt.StateDisk;
-import dev.sextant.nodeboot.lifecycle.BootstrapStatus;
+import dev.sextant.nodeboot.bringup.BootstrapStatus;
 import jakarta.inject.Singleton;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

@@ -25,7 +25,7 @@ import dev.sextant.nodeboot.joinclient.JoinOutcome;
 import dev.sextant.nodeboot.joinclient.TestJoinService;
 import dev.sextant.nodeboot.keys.ClusterKeys;
 import dev.sextant.nodeboot.kubernetes.DriverResult;
-import dev.sextant.nodeboot.lifecycle.BootstrapStatus;
+import dev.sextant.nodeboot.bringup.BootstrapStatus;
 import dev.sextant.nodeboot.lifecycle.LifecycleSettings;
 import dev.sextant.nodeboot.lifecycle.ProcessExit;
 import dev.sextant.nodeboot.unlock.BootUnlock;

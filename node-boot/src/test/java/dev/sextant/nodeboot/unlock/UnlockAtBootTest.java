@@ -27,7 +27,7 @@ import dev.sextant.nodeboot.keys.ClusterKeys;
 import dev.sextant.nodeboot.kubernetes.DriverResult;
 import dev.sextant.nodeboot.kubernetes.JoinSettings;
 import dev.sextant.nodeboot.kubernetes.RestartSettings;
-import dev.sextant.nodeboot.lifecycle.BootstrapStatus;
+import dev.sextant.nodeboot.bringup.BootstrapStatus;
 import dev.sextant.nodeboot.nodelock.LockHolder;
 import dev.sextant.proto.v1.InitRequest;
 import dev.sextant.proto.v1.RecoverRequest;

@@ -1,6 +1,5 @@
-package dev.sextant.cli.remote;
+package dev.sextant.cli.failure;
 
-import dev.sextant.cli.failure.Printable;
 import io.grpc.Status;
 
 /** gRPC status codes in words, the one place they are worded; the subject is the remote end. */

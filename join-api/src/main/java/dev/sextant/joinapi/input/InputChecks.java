@@ -1,4 +1,4 @@
-package dev.sextant.joinapi.ticket;
+package dev.sextant.joinapi.input;
 
 import dev.sextant.grpcsupport.Refusal;
 import dev.sextant.joinapi.JoinRefusal;

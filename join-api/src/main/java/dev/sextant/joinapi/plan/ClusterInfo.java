@@ -1,4 +1,4 @@
-package dev.sextant.joinapi.ticket;
+package dev.sextant.joinapi.plan;
 
 import dev.sextant.serviceconfig.JoinServiceConfig;
 import jakarta.inject.Inject;

@@ -1,6 +1,7 @@
-package dev.sextant.nodeboot.lifecycle;
+package dev.sextant.nodeboot.bringup;
 
-import dev.sextant.nodeboot.bringup.BringUpOutcome;
+import dev.sextant.nodeboot.lifecycle.LifecycleSettings;
+import dev.sextant.nodeboot.lifecycle.ProcessExit;
 import dev.sextant.nodeboot.diskcrypt.DiskCryptException;
 import dev.sextant.nodeboot.diskcrypt.StateDisk;
 import dev.sextant.nodeboot.diskcrypt.StateDiskSettings;

@@ -1,8 +1,8 @@
-package dev.sextant.nodeboot.lifecycle;
+package dev.sextant.nodeboot.bringup;
 
-import dev.sextant.nodeboot.bringup.BringUpOutcome;
-import dev.sextant.nodeboot.bringup.Via;
 
+import dev.sextant.nodeboot.lifecycle.ProcessExit;
+import dev.sextant.nodeboot.lifecycle.LifecycleSettings;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.sextant.nodeboot.diskcrypt.ProcessCommandRunner;
