@@ -3,15 +3,26 @@ package dev.sextant.atls;
 import dev.sextant.attestation.Variant;
 import dev.sextant.attestation.verify.AttestationRejected;
 import dev.sextant.attestation.verify.Reason;
+import org.bouncycastle.asn1.ASN1Encoding;
+import org.bouncycastle.asn1.ASN1ObjectIdentifier;
+import org.bouncycastle.asn1.x509.AlgorithmIdentifier;
+import org.bouncycastle.asn1.x509.Certificate;
 import org.bouncycastle.asn1.x509.Extension;
+import org.bouncycastle.asn1.x9.X9ObjectIdentifiers;
 import org.bouncycastle.cert.X509CertificateHolder;
 import org.bouncycastle.operator.jcajce.JcaContentVerifierProviderBuilder;
 
+import java.security.KeyFactory;
 import java.security.Provider;
+import java.security.PublicKey;
+import java.security.Signature;
+import java.security.SignatureException;
 import java.security.cert.CertificateEncodingException;
 import java.security.cert.X509Certificate;
 import java.time.Clock;
+import java.security.spec.X509EncodedKeySpec;
 import java.util.Date;
+import java.util.Map;
 
 /**
  * The untrusted content of a peer's aTLS certificate: the serialized document and SHA-256 of the
@@ -19,6 +30,10 @@ import java.util.Date;
  * that no exception of the parser escapes as an unchecked one.
  */
 record PeerEvidence(byte[] document, byte[] spkiHash) {
+    private static final Map<ASN1ObjectIdentifier, String> ECDSA = Map.of(
+            X9ObjectIdentifiers.ecdsa_with_SHA256, "SHA256withECDSA",
+            X9ObjectIdentifiers.ecdsa_with_SHA384, "SHA384withECDSA",
+            X9ObjectIdentifiers.ecdsa_with_SHA512, "SHA512withECDSA");
 
     static PeerEvidence extract(X509Certificate[] chain, Variant variant, Provider bc, Clock clock)
             throws AttestationRejected {
@@ -55,7 +70,39 @@ record PeerEvidence(byte[] document, byte[] spkiHash) {
         }
     }
 
+    /**
+     * One ECDSA verification of the certificate's signature with its own key. BouncyCastle's
+     * {@code JcaContentVerifierProviderBuilder} verifies an ECDSA signature twice (its "raw"
+     * verifier repeats the check to release PKCS#11 sessions) and parses the certificate a second
+     * time to get the key: that was about a third of the aTLS handshake's Java time. Other
+     * algorithms than ECDSA (aTLS mints only ECDSA) still take BouncyCastle's general path.
+     */
     private static boolean selfSignatureValid(X509CertificateHolder holder, Provider bc) throws AttestationRejected {
+        Certificate certificate = holder.toASN1Structure();
+        AlgorithmIdentifier algorithm = certificate.getSignatureAlgorithm();
+        String jcaName = ECDSA.get(algorithm.getAlgorithm());
+        if (jcaName == null) {
+            return otherAlgorithmValid(holder, bc);
+        }
+        // RFC 5280 §4.1.1.2: the signed algorithm must equal the outer one (BouncyCastle checks this too).
+        if (!algorithm.equals(certificate.getTBSCertificate().getSignature())) {
+            return false;
+        }
+        try {
+            PublicKey key = KeyFactory.getInstance("EC", bc)
+                    .generatePublic(new X509EncodedKeySpec(holder.getSubjectPublicKeyInfo().getEncoded()));
+            Signature signature = Signature.getInstance(jcaName, bc);
+            signature.initVerify(key);
+            signature.update(certificate.getTBSCertificate().getEncoded(ASN1Encoding.DER));
+            return signature.verify(certificate.getSignature().getOctets());
+        } catch (SignatureException undecodable) { // a signature that does not even decode does not verify
+            return false;
+        } catch (Exception e) { // bad keys and unknown curves come as assorted types
+            throw malformed("the certificate's signature cannot be checked", e);
+        }
+    }
+
+    private static boolean otherAlgorithmValid(X509CertificateHolder holder, Provider bc) throws AttestationRejected {
         try {
             return holder.isSignatureValid(new JcaContentVerifierProviderBuilder().setProvider(bc).build(holder));
         } catch (Exception e) { // BC signals unknown algorithms and bad keys with assorted types

@@ -12,7 +12,9 @@ import java.util.function.LongSupplier;
  * Like is compared with like: each aTLS row is divided by the plain row of the same shape (one-way
  * or mutual), all on BoringSSL with resumption off, measured in the same run.
  * Arguments: warm-up seconds per variant (default 15: C2 on 2 cores is still compiling after
- * 10 s), measured seconds per variant (10), client threads (4).
+ * 10 s), measured seconds per variant (10), client threads (4). System property
+ * {@code bench.only=<text>}: run only the variants whose name contains it (e.g. "mutual", to profile
+ * mutual aTLS next to its own baseline).
  */
 public final class AtlsBench {
     /**
@@ -35,7 +37,12 @@ public final class AtlsBench {
                 Runtime.getRuntime().availableProcessors(), warmup, measure, threads);
         List<String[]> rows = new ArrayList<>();
         java.util.Map<String, Double> baselines = new java.util.HashMap<>();
+        String only = System.getProperty("bench.only", "");
         for (Variant variant : variants()) {
+            if (!variant.name().contains(only)) {
+                variant.close();
+                continue;
+            }
             try (variant; HandshakeLoop loop = new HandshakeLoop(variant.server(), variant.client())) {
                 loop.run(warmup, threads);
                 long before = variant.attestations().getAsLong();
