@@ -4,10 +4,15 @@ import dev.sextant.attestation.Variant;
 import dev.sextant.attestation.verify.AttestationRejected;
 import dev.sextant.attestation.verify.Reason;
 import org.bouncycastle.asn1.ASN1Encoding;
+import org.bouncycastle.asn1.ASN1GeneralizedTime;
+import org.bouncycastle.asn1.ASN1Primitive;
+import org.bouncycastle.asn1.ASN1UTCTime;
 import org.bouncycastle.asn1.ASN1ObjectIdentifier;
 import org.bouncycastle.asn1.x509.AlgorithmIdentifier;
 import org.bouncycastle.asn1.x509.Certificate;
 import org.bouncycastle.asn1.x509.Extension;
+import org.bouncycastle.asn1.x509.TBSCertificate;
+import org.bouncycastle.asn1.x509.Time;
 import org.bouncycastle.asn1.x9.X9ObjectIdentifiers;
 import org.bouncycastle.cert.X509CertificateHolder;
 import org.bouncycastle.operator.jcajce.JcaContentVerifierProviderBuilder;
@@ -19,10 +24,14 @@ import java.security.Signature;
 import java.security.SignatureException;
 import java.security.cert.CertificateEncodingException;
 import java.security.cert.X509Certificate;
-import java.time.Clock;
 import java.security.spec.X509EncodedKeySpec;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
 import java.util.Date;
 import java.util.Map;
+import java.util.regex.Pattern;
 
 /**
  * The untrusted content of a peer's aTLS certificate: the serialized document and SHA-256 of the
@@ -30,6 +39,10 @@ import java.util.Map;
  * that no exception of the parser escapes as an unchecked one.
  */
 record PeerEvidence(byte[] document, byte[] spkiHash) {
+    private static final Pattern UTC_TIME = Pattern.compile("[0-9]{12}Z");
+    private static final Pattern GENERALIZED_TIME = Pattern.compile("[0-9]{14}Z");
+    private static final DateTimeFormatter SECONDS =
+            DateTimeFormatter.ofPattern("uuuuMMddHHmmss'Z'").withZone(ZoneOffset.UTC);
     private static final Map<ASN1ObjectIdentifier, String> ECDSA = Map.of(
             X9ObjectIdentifiers.ecdsa_with_SHA256, "SHA256withECDSA",
             X9ObjectIdentifiers.ecdsa_with_SHA384, "SHA384withECDSA",
@@ -45,7 +58,7 @@ record PeerEvidence(byte[] document, byte[] spkiHash) {
         if (!holder.getIssuer().equals(holder.getSubject()) || !selfSignatureValid(holder, bc)) {
             throw malformed("the certificate is not self-signed by its own key", null);
         }
-        if (!holder.isValidOn(Date.from(clock.instant()))) {
+        if (!validAt(holder, clock.instant())) {
             throw malformed("the certificate is not valid now (" + holder.getNotBefore() + " to "
                     + holder.getNotAfter() + ")", null);
         }
@@ -59,6 +72,51 @@ record PeerEvidence(byte[] document, byte[] spkiHash) {
                     Digests.sha256(holder.getSubjectPublicKeyInfo().getEncoded()));
         } catch (java.io.IOException | RuntimeException e) {
             throw malformed("the certificate's public key cannot be encoded", e);
+        }
+    }
+
+    /**
+     * RFC 5280 §4.1.2.5, inclusive at both ends. The RFC's two encodings (UTCTime YYMMDDHHMMSSZ,
+     * GeneralizedTime YYYYMMDDHHMMSSZ) are compared as YYYYMMDDHHMMSSZ text: BouncyCastle's own
+     * {@code isValidOn} builds two SimpleDateFormats per call, a visible share of a handshake.
+     * Any other encoding takes BouncyCastle's parser.
+     */
+    static boolean validAt(X509CertificateHolder holder, Instant now) {
+        TBSCertificate tbs = holder.toASN1Structure().getTBSCertificate();
+        String from = rfc5280Text(tbs.getStartDate());
+        String to = rfc5280Text(tbs.getEndDate());
+        if (from == null || to == null) {
+            return holder.isValidOn(Date.from(now));
+        }
+        String at = SECONDS.format(now); // now truncated to the second
+        int afterEnd = at.compareTo(to);
+        return from.compareTo(at) <= 0 && (afterEnd < 0 || afterEnd == 0 && now.getNano() == 0);
+    }
+
+    private static String rfc5280Text(Time time) {
+        ASN1Primitive primitive = time.toASN1Primitive();
+        String text = contents(primitive);
+        if (text == null) {
+            return null;
+        }
+        if (primitive instanceof ASN1UTCTime && UTC_TIME.matcher(text).matches()) {
+            // RFC 5280 §4.1.2.5.1: YY >= 50 is 19YY, YY < 50 is 20YY.
+            return (text.compareTo("50") >= 0 ? "19" : "20") + text;
+        }
+        if (primitive instanceof ASN1GeneralizedTime && GENERALIZED_TIME.matcher(text).matches()) {
+            return text;
+        }
+        return null;
+    }
+
+    /** The characters of a short primitive's DER encoding (tag, one length byte, contents); null otherwise. */
+    private static String contents(ASN1Primitive primitive) {
+        try {
+            byte[] der = primitive.getEncoded(ASN1Encoding.DER);
+            return der.length >= 2 && (der[1] & 0xff) == der.length - 2
+                    ? new String(der, 2, der.length - 2, java.nio.charset.StandardCharsets.US_ASCII) : null;
+        } catch (java.io.IOException e) {
+            return null;
         }
     }
 
