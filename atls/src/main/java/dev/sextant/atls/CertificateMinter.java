@@ -2,10 +2,11 @@ package dev.sextant.atls;
 
 import dev.sextant.attestation.Variant;
 import org.bouncycastle.asn1.x500.X500Name;
+import org.bouncycastle.asn1.x509.SubjectPublicKeyInfo;
+import org.bouncycastle.asn1.x509.Time;
 import org.bouncycastle.cert.X509CertificateHolder;
 import org.bouncycastle.cert.X509v3CertificateBuilder;
 import org.bouncycastle.cert.jcajce.JcaX509CertificateConverter;
-import org.bouncycastle.cert.jcajce.JcaX509v3CertificateBuilder;
 import org.bouncycastle.jce.provider.BouncyCastleProvider;
 import org.bouncycastle.operator.OperatorCreationException;
 import org.bouncycastle.operator.jcajce.JcaContentSignerBuilder;
@@ -21,6 +22,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Date;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * Mints the fresh P-256 key and self-signed certificate of one handshake. Uses a private
@@ -35,6 +37,11 @@ final class CertificateMinter {
     private final Provider bc;
     private final SecureRandom random;
     private final Clock clock;
+    /** BouncyCastle formats a Time through SimpleDateFormat: made once a minute, not per handshake. */
+    private final AtomicReference<Validity> validity = new AtomicReference<>(new Validity(Long.MIN_VALUE, null, null));
+
+    /** notBefore/notAfter for certificates minted during one minute (epoch minute {@code minute}). */
+    private record Validity(long minute, Time notBefore, Time notAfter) {}
 
     CertificateMinter(Provider bc, SecureRandom random, Clock clock) {
         this.bc = bc;
@@ -55,10 +62,10 @@ final class CertificateMinter {
 
     /** Self-signs {@code keys}; {@code document} (may be null) becomes the variant's extension. */
     MintedCredential certify(KeyPair keys, Variant variant, byte[] document) throws GeneralSecurityException {
-        Instant now = clock.instant();
-        X509v3CertificateBuilder builder = new JcaX509v3CertificateBuilder(SUBJECT,
-                new BigInteger(127, random).add(BigInteger.ONE), Date.from(now.minus(VALIDITY)),
-                Date.from(now.plus(VALIDITY)), SUBJECT, keys.getPublic());
+        Validity window = validityNow();
+        X509v3CertificateBuilder builder = new X509v3CertificateBuilder(SUBJECT,
+                new BigInteger(127, random).add(BigInteger.ONE), window.notBefore(), window.notAfter(), SUBJECT,
+                SubjectPublicKeyInfo.getInstance(keys.getPublic().getEncoded()));
         try {
             if (document != null) {
                 builder.addExtension(variant.oid(), false, document);
@@ -70,6 +77,19 @@ final class CertificateMinter {
         } catch (OperatorCreationException | java.io.IOException e) {
             throw new GeneralSecurityException("cannot build the aTLS certificate", e);
         }
+    }
+
+    /** The window around the current minute: at most a minute less than {@link #VALIDITY} ahead. */
+    private Validity validityNow() {
+        long minute = clock.instant().getEpochSecond() / 60;
+        Validity current = validity.get();
+        if (current.minute() != minute) {
+            Instant start = Instant.ofEpochSecond(minute * 60);
+            current = new Validity(minute, new Time(Date.from(start.minus(VALIDITY))),
+                    new Time(Date.from(start.plus(VALIDITY))));
+            validity.set(current);
+        }
+        return current;
     }
 
     Provider provider() { return bc; }

@@ -3,15 +3,35 @@ package dev.sextant.atls;
 import dev.sextant.attestation.Variant;
 import dev.sextant.attestation.verify.AttestationRejected;
 import dev.sextant.attestation.verify.Reason;
+import org.bouncycastle.asn1.ASN1Encoding;
+import org.bouncycastle.asn1.ASN1GeneralizedTime;
+import org.bouncycastle.asn1.ASN1Primitive;
+import org.bouncycastle.asn1.ASN1UTCTime;
+import org.bouncycastle.asn1.ASN1ObjectIdentifier;
+import org.bouncycastle.asn1.x509.AlgorithmIdentifier;
+import org.bouncycastle.asn1.x509.Certificate;
 import org.bouncycastle.asn1.x509.Extension;
+import org.bouncycastle.asn1.x509.TBSCertificate;
+import org.bouncycastle.asn1.x509.Time;
+import org.bouncycastle.asn1.x9.X9ObjectIdentifiers;
 import org.bouncycastle.cert.X509CertificateHolder;
 import org.bouncycastle.operator.jcajce.JcaContentVerifierProviderBuilder;
 
+import java.security.KeyFactory;
 import java.security.Provider;
+import java.security.PublicKey;
+import java.security.Signature;
+import java.security.SignatureException;
 import java.security.cert.CertificateEncodingException;
 import java.security.cert.X509Certificate;
+import java.security.spec.X509EncodedKeySpec;
 import java.time.Clock;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
 import java.util.Date;
+import java.util.Map;
+import java.util.regex.Pattern;
 
 /**
  * The untrusted content of a peer's aTLS certificate: the serialized document and SHA-256 of the
@@ -19,6 +39,14 @@ import java.util.Date;
  * that no exception of the parser escapes as an unchecked one.
  */
 record PeerEvidence(byte[] document, byte[] spkiHash) {
+    private static final Pattern UTC_TIME = Pattern.compile("[0-9]{12}Z");
+    private static final Pattern GENERALIZED_TIME = Pattern.compile("[0-9]{14}Z");
+    private static final DateTimeFormatter SECONDS =
+            DateTimeFormatter.ofPattern("uuuuMMddHHmmss'Z'").withZone(ZoneOffset.UTC);
+    private static final Map<ASN1ObjectIdentifier, String> ECDSA = Map.of(
+            X9ObjectIdentifiers.ecdsa_with_SHA256, "SHA256withECDSA",
+            X9ObjectIdentifiers.ecdsa_with_SHA384, "SHA384withECDSA",
+            X9ObjectIdentifiers.ecdsa_with_SHA512, "SHA512withECDSA");
 
     static PeerEvidence extract(X509Certificate[] chain, Variant variant, Provider bc, Clock clock)
             throws AttestationRejected {
@@ -30,7 +58,7 @@ record PeerEvidence(byte[] document, byte[] spkiHash) {
         if (!holder.getIssuer().equals(holder.getSubject()) || !selfSignatureValid(holder, bc)) {
             throw malformed("the certificate is not self-signed by its own key", null);
         }
-        if (!holder.isValidOn(Date.from(clock.instant()))) {
+        if (!validAt(holder, clock.instant())) {
             throw malformed("the certificate is not valid now (" + holder.getNotBefore() + " to "
                     + holder.getNotAfter() + ")", null);
         }
@@ -47,6 +75,51 @@ record PeerEvidence(byte[] document, byte[] spkiHash) {
         }
     }
 
+    /**
+     * RFC 5280 §4.1.2.5, inclusive at both ends. The RFC's two encodings (UTCTime YYMMDDHHMMSSZ,
+     * GeneralizedTime YYYYMMDDHHMMSSZ) are compared as YYYYMMDDHHMMSSZ text: BouncyCastle's own
+     * {@code isValidOn} builds two SimpleDateFormats per call, a visible share of a handshake.
+     * Any other encoding takes BouncyCastle's parser.
+     */
+    static boolean validAt(X509CertificateHolder holder, Instant now) {
+        TBSCertificate tbs = holder.toASN1Structure().getTBSCertificate();
+        String from = rfc5280Text(tbs.getStartDate());
+        String to = rfc5280Text(tbs.getEndDate());
+        if (from == null || to == null) {
+            return holder.isValidOn(Date.from(now));
+        }
+        String at = SECONDS.format(now); // now truncated to the second
+        int afterEnd = at.compareTo(to);
+        return from.compareTo(at) <= 0 && (afterEnd < 0 || afterEnd == 0 && now.getNano() == 0);
+    }
+
+    private static String rfc5280Text(Time time) {
+        ASN1Primitive primitive = time.toASN1Primitive();
+        String text = contents(primitive);
+        if (text == null) {
+            return null;
+        }
+        if (primitive instanceof ASN1UTCTime && UTC_TIME.matcher(text).matches()) {
+            // RFC 5280 §4.1.2.5.1: YY >= 50 is 19YY, YY < 50 is 20YY.
+            return (text.compareTo("50") >= 0 ? "19" : "20") + text;
+        }
+        if (primitive instanceof ASN1GeneralizedTime && GENERALIZED_TIME.matcher(text).matches()) {
+            return text;
+        }
+        return null;
+    }
+
+    /** The characters of a short primitive's DER encoding (tag, one length byte, contents); null otherwise. */
+    private static String contents(ASN1Primitive primitive) {
+        try {
+            byte[] der = primitive.getEncoded(ASN1Encoding.DER);
+            return der.length >= 2 && (der[1] & 0xff) == der.length - 2
+                    ? new String(der, 2, der.length - 2, java.nio.charset.StandardCharsets.US_ASCII) : null;
+        } catch (java.io.IOException e) {
+            return null;
+        }
+    }
+
     private static X509CertificateHolder parse(X509Certificate certificate) throws AttestationRejected {
         try {
             return new X509CertificateHolder(certificate.getEncoded());
@@ -55,7 +128,39 @@ record PeerEvidence(byte[] document, byte[] spkiHash) {
         }
     }
 
+    /**
+     * One ECDSA verification of the certificate's signature with its own key. BouncyCastle's
+     * {@code JcaContentVerifierProviderBuilder} verifies an ECDSA signature twice (its "raw"
+     * verifier repeats the check to release PKCS#11 sessions) and parses the certificate a second
+     * time to get the key: that was about a third of the aTLS handshake's Java time. Other
+     * algorithms than ECDSA (aTLS mints only ECDSA) still take BouncyCastle's general path.
+     */
     private static boolean selfSignatureValid(X509CertificateHolder holder, Provider bc) throws AttestationRejected {
+        Certificate certificate = holder.toASN1Structure();
+        AlgorithmIdentifier algorithm = certificate.getSignatureAlgorithm();
+        String jcaName = ECDSA.get(algorithm.getAlgorithm());
+        if (jcaName == null) {
+            return otherAlgorithmValid(holder, bc);
+        }
+        // RFC 5280 §4.1.1.2: the signed algorithm must equal the outer one (BouncyCastle checks this too).
+        if (!algorithm.equals(certificate.getTBSCertificate().getSignature())) {
+            return false;
+        }
+        try {
+            PublicKey key = KeyFactory.getInstance("EC", bc)
+                    .generatePublic(new X509EncodedKeySpec(holder.getSubjectPublicKeyInfo().getEncoded()));
+            Signature signature = Signature.getInstance(jcaName, bc);
+            signature.initVerify(key);
+            signature.update(certificate.getTBSCertificate().getEncoded(ASN1Encoding.DER));
+            return signature.verify(certificate.getSignature().getOctets());
+        } catch (SignatureException undecodable) { // a signature that does not even decode does not verify
+            return false;
+        } catch (Exception e) { // bad keys and unknown curves come as assorted types
+            throw malformed("the certificate's signature cannot be checked", e);
+        }
+    }
+
+    private static boolean otherAlgorithmValid(X509CertificateHolder holder, Provider bc) throws AttestationRejected {
         try {
             return holder.isSignatureValid(new JcaContentVerifierProviderBuilder().setProvider(bc).build(holder));
         } catch (Exception e) { // BC signals unknown algorithms and bad keys with assorted types

@@ -69,6 +69,20 @@ class PeerEvidenceTest {
     }
 
     @Test
+    @DisplayName("is accepted from the first to the last second of the certificate's validity, and refused just outside")
+    void validityBoundaries() throws Exception {
+        X509Certificate cert = minter.certify(minter.newKeyPair(), VARIANT, DOCUMENT).certificate();
+        X509Certificate[] chain = {cert};
+        Instant notBefore = cert.getNotBefore().toInstant();
+        Instant notAfter = cert.getNotAfter().toInstant();
+
+        PeerEvidence.extract(chain, VARIANT, bc, Clock.fixed(notBefore, ZoneOffset.UTC));
+        PeerEvidence.extract(chain, VARIANT, bc, Clock.fixed(notAfter, ZoneOffset.UTC));
+        assertMalformed(chain, Clock.fixed(notBefore.minusMillis(1), ZoneOffset.UTC));
+        assertMalformed(chain, Clock.fixed(notAfter.plusMillis(1), ZoneOffset.UTC));
+    }
+
+    @Test
     @DisplayName("is refused when the peer sends a chain instead of one certificate")
     void chain() throws Exception {
         X509Certificate cert = minter.certify(minter.newKeyPair(), VARIANT, DOCUMENT).certificate();

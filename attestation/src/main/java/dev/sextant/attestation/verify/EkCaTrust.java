@@ -10,6 +10,7 @@ import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
 import java.security.PublicKey;
 import java.security.cert.CertPathBuilder;
+import java.security.cert.CertPathBuilderResult;
 import java.security.cert.CertStore;
 import java.security.cert.CertificateException;
 import java.security.cert.CertificateFactory;
@@ -18,9 +19,13 @@ import java.security.cert.PKIXBuilderParameters;
 import java.security.cert.TrustAnchor;
 import java.security.cert.X509CertSelector;
 import java.security.cert.X509Certificate;
+import java.time.Clock;
+import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Date;
 import java.util.List;
 import java.util.Set;
+import java.util.function.Function;
 import java.util.stream.Collectors;
 
 /**
@@ -32,9 +37,17 @@ final class EkCaTrust {
     /** More than any real EK chain (EK, platform CA, intermediate, root) needs. */
     private static final int MAX_INTERMEDIATES = 8;
     private final Set<TrustAnchor> anchors;
+    private final VerifiedAkChains verified;
+    private final Clock clock;
 
     EkCaTrust(List<X509Certificate> anchorCerts) {
+        this(anchorCerts, new VerifiedAkChains(VerifiedAkChains.DEFAULT_CAPACITY), Clock.systemUTC());
+    }
+
+    EkCaTrust(List<X509Certificate> anchorCerts, VerifiedAkChains verified, Clock clock) {
         this.anchors = anchorCerts.stream().map(c -> new TrustAnchor(c, null)).collect(Collectors.toUnmodifiableSet());
+        this.verified = verified;
+        this.clock = clock;
     }
 
     void check(AttestationDocument doc, PublicKey akKey, byte[] akName) throws AttestationRejected {
@@ -44,14 +57,29 @@ final class EkCaTrust {
         if (doc.getIntermediateCertificatesCount() > MAX_INTERMEDIATES) {
             throw new AttestationRejected(Reason.MALFORMED, "more than " + MAX_INTERMEDIATES + " intermediate certificates");
         }
-        X509Certificate ek = certificate(doc.getEkCertificate(), "EK certificate");
-        X509Certificate ak = certificate(doc.getAkCertificate(), "AK certificate");
-        List<X509Certificate> intermediates = new ArrayList<>();
-        for (ByteString der : doc.getIntermediateCertificatesList()) {
-            intermediates.add(certificate(der, "intermediate certificate"));
+        // Parsing and path building depend only on these exact bytes and the anchors: a node that was
+        // accepted before skips them (VerifiedAkChains); everything below runs for every document.
+        ByteString key = VerifiedAkChains.key(doc);
+        Instant now = clock.instant();
+        VerifiedAkChains.Entry known = verified.find(key, now);
+        VerifiedAkChains.Entry fresh = null;
+        X509Certificate ek;
+        X509Certificate ak;
+        if (known != null) {
+            ek = known.ek();
+            ak = known.ak();
+        } else {
+            ek = certificate(doc.getEkCertificate(), "EK certificate");
+            ak = certificate(doc.getAkCertificate(), "AK certificate");
+            List<X509Certificate> intermediates = new ArrayList<>();
+            for (ByteString der : doc.getIntermediateCertificatesList()) {
+                intermediates.add(certificate(der, "intermediate certificate"));
+            }
+            List<X509Certificate> paths = new ArrayList<>(chain(ek, intermediates, "EK certificate", now));
+            paths.addAll(chain(ak, intermediates, "AK certificate", now));
+            fresh = new VerifiedAkChains.Entry(ek, ak, latest(paths, X509Certificate::getNotBefore),
+                    earliest(paths, X509Certificate::getNotAfter));
         }
-        chain(ek, intermediates, "EK certificate");
-        chain(ak, intermediates, "AK certificate");
         // The AK certificate must certify the key that signed the quote, byte for byte.
         byte[] certified = ak.getPublicKey().getEncoded();
         byte[] quoting = akKey.getEncoded();
@@ -59,6 +87,17 @@ final class EkCaTrust {
             throw new AttestationRejected(Reason.UNTRUSTED_AK, "the AK certificate certifies another key than the document's AK");
         }
         checkBinding(ak, ek, akName);
+        if (fresh != null) { // only a document that passed every check above is remembered
+            verified.remember(key, fresh);
+        }
+    }
+
+    private static Instant latest(List<X509Certificate> certs, Function<X509Certificate, Date> date) {
+        return certs.stream().map(c -> date.apply(c).toInstant()).max(Instant::compareTo).orElseThrow();
+    }
+
+    private static Instant earliest(List<X509Certificate> certs, Function<X509Certificate, Date> date) {
+        return certs.stream().map(c -> date.apply(c).toInstant()).min(Instant::compareTo).orElseThrow();
     }
 
     /** Binding extension: SEQUENCE { akName, sha256(EK SPKI) } must name this AK and this EK. */
@@ -83,16 +122,28 @@ final class EkCaTrust {
 
     /** PKIX path building (RFC 5280 §6) to a configured anchor; revocation is not checked by design. */
     void chain(X509Certificate cert, List<X509Certificate> intermediates, String what) throws AttestationRejected {
+        chain(cert, intermediates, what, clock.instant());
+    }
+
+    /** @return the certificates of the built path, without the anchor (all valid at {@code now}) */
+    private List<X509Certificate> chain(X509Certificate cert, List<X509Certificate> intermediates, String what,
+            Instant now) throws AttestationRejected {
         try {
             X509CertSelector target = new X509CertSelector();
             target.setCertificate(cert);
             PKIXBuilderParameters params = new PKIXBuilderParameters(anchors, target);
             params.setRevocationEnabled(false);
+            params.setDate(Date.from(now));
             List<X509Certificate> pool = new ArrayList<>(intermediates);
             pool.add(cert);
             params.addCertStore(CertStore.getInstance("Collection", new CollectionCertStoreParameters(pool)));
             params.addCertPathChecker(new TcgExtensionsChecker());
-            CertPathBuilder.getInstance("PKIX").build(params);
+            CertPathBuilderResult built = CertPathBuilder.getInstance("PKIX").build(params);
+            List<X509Certificate> path = new ArrayList<>();
+            for (java.security.cert.Certificate c : built.getCertPath().getCertificates()) {
+                path.add((X509Certificate) c);
+            }
+            return path;
         } catch (GeneralSecurityException e) {
             throw new AttestationRejected(Reason.UNTRUSTED_AK,
                     "the " + what + " does not chain to a configured EK CA: " + e.getMessage(), e);
