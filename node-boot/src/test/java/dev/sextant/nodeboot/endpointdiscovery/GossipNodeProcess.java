@@ -30,6 +30,9 @@ public final class GossipNodeProcess {
         var config = new GossipNode.Config(args[0], InetAddress.getByName(args[1]), Integer.parseInt(args[2]), seeds,
                 args[4], Duration.ofMillis(Long.parseLong(args[6])), Duration.ofSeconds(30));
         HostsFile hosts = new HostsFile(Path.of(args[7]));
+        // The benchmark's baseline runs the stack before issue 18 (-Dsextant.discovery.stack=baseline).
+        DiscoveryStack.Factory stack = "baseline".equals(System.getProperty("sextant.discovery.stack"))
+                ? BaselineStack::build : DiscoveryStack::build;
         GossipNode node = GossipNode.start(config, HexFormat.of().parseHex(args[5]), records -> {
             System.out.println("RECORDS " + System.currentTimeMillis() + " " + format(records));
             try {
@@ -37,7 +40,7 @@ public final class GossipNodeProcess {
             } catch (java.io.IOException e) {
                 System.out.println("HOSTS-FAILED " + e.getMessage());
             }
-        });
+        }, stack);
         System.out.println("JOINED " + node.members());
         if (args.length > 8) {
             node.publish(parse(args[8]));
