@@ -27,9 +27,9 @@ import java.util.List;
  *
  * <p>The group port is the only port: failure detection is FD_ALL3's heartbeats over the sealed
  * transport (FD_SOCK2, which listened on port + 100 outside the seal and answered strangers in clear
- * text, is gone). Its heartbeats also stopped the false suspicions FD_SOCK2's connection-loss rule
- * raised on a loaded machine, which, with rare merge rounds, kept 10 simultaneously started nodes
- * from converging (issue 18).
+ * text, is gone). On a loaded machine FD_SOCK2 also suspected live members while nodes joined
+ * (connection attempts to a neighbour's port failing), and a 3 s suspicion check let some be excluded;
+ * each such split then waited a merge round of 12-24 s (issue 18).
  */
 final class DiscoveryStack {
     /** Builds a stack; a second implementation exists only in the benchmarks (the stack before issue 18). */
