@@ -2,7 +2,6 @@ package dev.sextant.nodeboot.endpointdiscovery;
 
 import org.jgroups.protocols.BARRIER;
 import org.jgroups.protocols.FD_ALL3;
-import org.jgroups.protocols.FD_SOCK2;
 import org.jgroups.protocols.MERGE3;
 import org.jgroups.protocols.SERIALIZE;
 import org.jgroups.protocols.TCP_NIO2;
@@ -25,8 +24,20 @@ import java.util.List;
  * TCP is sealed with the group key: SERIALIZE packs whole messages, headers included, and
  * {@link SealedEncryption} encrypts and authenticates them, so discovery, heartbeats, merges and
  * join requests from a process without the key are dropped before any protocol reads them.
+ *
+ * <p>The group port is the only port: failure detection is FD_ALL3's heartbeats over the sealed
+ * transport (FD_SOCK2, which listened on port + 100 outside the seal and answered strangers in clear
+ * text, is gone). On a loaded machine FD_SOCK2 also suspected live members while nodes joined
+ * (connection attempts to a neighbour's port failing), and a 3 s suspicion check let some be excluded;
+ * each such split then waited a merge round of 12-24 s (issue 18).
  */
 final class DiscoveryStack {
+    /** Builds a stack; a second implementation exists only in the benchmarks (the stack before issue 18). */
+    interface Factory {
+        List<Protocol> build(InetAddress bind, int port, List<InetSocketAddress> seeds, byte[] groupKey,
+                             Duration failureTimeout);
+    }
+
     private DiscoveryStack() {}
 
     static List<Protocol> build(InetAddress bind, int port, List<InetSocketAddress> seeds, byte[] groupKey,
@@ -38,6 +49,7 @@ final class DiscoveryStack {
         tcp.setBindAddress(bind);
         tcp.setBindPort(port);
         tcp.setValue("port_range", 0);
+        tcp.getMessageStats().enable(true);
         TCPPING ping = new TCPPING();
         ping.initialHosts(seeds);
         ping.setPortRange(0);
@@ -45,24 +57,30 @@ final class DiscoveryStack {
         // subgroups led by non-seed nodes (several form when many nodes start at once).
         ping.returnEntireCache(true);
         ping.sendCacheOnJoin(true);
-        MERGE3 merge = new MERGE3();
-        // A partition heals within about two failure timeouts; MERGE3's rounds are a large part of the
-        // traffic at rest (each one re-runs discovery), so they are not made more frequent than that.
-        merge.setMinInterval(timeout);
-        merge.setMaxInterval(2 * timeout);
+        MERGE3 merge = new CoordinatorMerge();
+        // Only coordinators run these rounds (a discovery to the seeds, one INFO per member found), so
+        // at rest one member pays O(members) per round and the others nothing. Rounds every failure
+        // timeout or two let a start-up split or a healed partition wait 30-60 s for its merge; a
+        // quarter to half of it bounds that by about 10 s at the 12 s default.
+        merge.setMinInterval(Math.max(1000, timeout / 4));
+        merge.setMaxInterval(Math.max(2000, timeout / 2));
         FD_ALL3 heartbeats = new FD_ALL3();
         heartbeats.setTimeout(timeout);
         heartbeats.setInterval(Math.max(500, timeout / 4));
+        // A suspected member gets this long to answer "are you dead?": a quarter timeout (3 s) was
+        // too short for a JVM starting on a busy machine, and excluded live members.
         VERIFY_SUSPECT2 verify = new VERIFY_SUSPECT2();
-        verify.setTimeout(Math.max(500, timeout / 4));
+        verify.setTimeout(Math.max(1000, timeout / 2));
         NAKACK2 nakack = new NAKACK2();
         nakack.setValue("use_mcast_xmit", false);
         STABLE stable = new STABLE();
         stable.setDesiredAverageGossip(30_000);
         GMS gms = new GMS();
-        gms.setJoinTimeout(2000);
+        // Also how long discovery waits for answers before this node founds a group of its own: 2 s
+        // let a cold JVM on a busy machine miss a running seed and start a second group.
+        gms.setJoinTimeout(Math.max(3000, timeout / 2));
         gms.setValue("print_local_addr", false);
-        return List.of(tcp, new SealedEncryption(groupKey), new SERIALIZE(), ping, merge, new FD_SOCK2(), heartbeats,
+        return List.of(tcp, new SealedEncryption(groupKey), new SERIALIZE(), ping, merge, heartbeats,
                 verify, new BARRIER(), nakack, new UNICAST3(), stable, gms);
     }
 }

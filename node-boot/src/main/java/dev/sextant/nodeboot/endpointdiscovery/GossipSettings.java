@@ -13,7 +13,7 @@ import java.util.List;
  * @param enabled         off: nodes rely on the static list or metadata file alone
  * @param cluster         cluster name; records live under {@code internal.<cluster>}
  * @param bindAddress     address to listen on and publish; empty for the first non-loopback IPv4
- * @param port            group TCP port (FD_SOCK2 uses port + 100)
+ * @param port            group TCP port, the only one discovery listens on
  * @param seeds           control-plane addresses (HOST or HOST:PORT) to find the group through
  * @param hostsFile       hosts file whose managed block lists resolved names; empty to write none
  * @param failureTimeout  how long a silent member (and its records) stays in the group

@@ -43,7 +43,10 @@ public final class DiscoveryFigures {
             List<NetnsCluster.Node> nodes = List.copyOf(cluster.nodes);
             long converged = NetnsCluster.await(Duration.ofMinutes(5), () -> nodes.stream().allMatch(x -> x.records.equals(all)));
             if (converged < 0) {
-                System.out.printf("%d nodes: did not converge in 5 min%n", n);
+                System.out.printf("%d nodes: did not converge in 5 min (every node's output under %s)%n", n, dir);
+                for (NetnsCluster.Node x : nodes) {
+                    Files.write(dir.resolve(x.name + ".log"), x.lines);
+                }
                 for (NetnsCluster.Node x : nodes) {
                     String view = x.lines.stream().filter(l -> l.contains("Discovery: view")).reduce((p, q) -> q).orElse("-");
                     System.out.printf("  %s: %d records, %s%n", x.name, x.records.size(), view);
@@ -53,6 +56,12 @@ public final class DiscoveryFigures {
                 return;
             }
             long total = (System.nanoTime() - start) / 1_000_000;
+            if (Boolean.getBoolean("sextant.discovery.debug")) {
+                for (NetnsCluster.Node x : nodes) {
+                    Files.write(dir.resolve(x.name + ".log"), x.lines);
+                }
+                System.out.println("every node's output under " + dir);
+            }
             long lastJvmUp = nodes.stream().mapToLong(x -> x.lines.stream().filter(l -> l.startsWith("RECORDS ")).findFirst()
                     .map(l -> Long.parseLong(l.split(" ")[1])).orElse(0L)).max().orElse(0);
             long lastConverged = nodes.stream().mapToLong(x -> x.lastChangeMillis).max().orElse(0);

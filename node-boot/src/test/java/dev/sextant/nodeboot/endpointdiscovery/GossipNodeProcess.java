@@ -31,6 +31,9 @@ public final class GossipNodeProcess {
                 args[4], Duration.ofMillis(Long.parseLong(args[6])), Duration.ofSeconds(30));
         HostsFile hosts = new HostsFile(Path.of(args[7]));
         byte[] key = HexFormat.of().parseHex(args[5]);
+        // The benchmark's baseline runs the stack before issue 18 (-Dsextant.discovery.stack=baseline).
+        DiscoveryStack.Factory stack = "baseline".equals(System.getProperty("sextant.discovery.stack"))
+                ? BaselineStack::build : DiscoveryStack::build;
         // Every process given the same key shares one test CA, and each certifies itself as a control plane.
         GossipNode node = GossipNode.start(config, key, TestMembers.forGroupKey(key).controlPlane(args[0]), records -> {
             System.out.println("RECORDS " + System.currentTimeMillis() + " " + format(records));
@@ -39,7 +42,7 @@ public final class GossipNodeProcess {
             } catch (java.io.IOException e) {
                 System.out.println("HOSTS-FAILED " + e.getMessage());
             }
-        });
+        }, stack);
         System.out.println("JOINED " + node.members());
         if (args.length > 8) {
             node.publish(parse(args[8]));

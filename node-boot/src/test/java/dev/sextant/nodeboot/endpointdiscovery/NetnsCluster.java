@@ -173,6 +173,7 @@ final class NetnsCluster implements AutoCloseable {
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xmx64m", "-Djava.net.preferIPv4Stack=true",
                 "-Dlogback.configurationFile=" + logbackFile(),
+                "-Dsextant.discovery.stack=" + System.getProperty("sextant.discovery.stack", "current"),
                 "-cp", System.getProperty("java.class.path"), GossipNodeProcess.class.getName(),
                 name, ip(index), Integer.toString(PORT), String.join(",", seeds), DOMAIN,
                 HexFormat.of().formatHex(key), Long.toString(failureTimeout.toMillis()), hosts.toString()));
@@ -194,6 +195,13 @@ final class NetnsCluster implements AutoCloseable {
                         <encoder><pattern>%d{HH:mm:ss.SSS} %-5level %logger{24} - %msg%n</pattern></encoder>
                       </appender>
                       <logger name="org.jgroups" level="WARN"/>
+                    """ + (Boolean.getBoolean("sextant.discovery.debug") ? """
+                      <logger name="org.jgroups.protocols.MERGE3" level="DEBUG"/>
+                      <logger name="org.jgroups.protocols.pbcast.GMS" level="DEBUG"/>
+                      <logger name="org.jgroups.protocols.FD_SOCK2" level="DEBUG"/>
+                      <logger name="org.jgroups.protocols.FD_ALL3" level="DEBUG"/>
+                      <logger name="org.jgroups.protocols.VERIFY_SUSPECT2" level="DEBUG"/>
+                    """ : "") + """
                       <root level="INFO"><appender-ref ref="OUT"/></root>
                     </configuration>
                     """);
@@ -207,6 +215,29 @@ final class NetnsCluster implements AutoCloseable {
 
     void heal(Node node) throws IOException, InterruptedException {
         run("ip", "-n", switchNs, "link", "set", node.switchPort(), "up");
+    }
+
+    /** Splits the nodes in two: each side drops every packet from and to the other (iptables in each node's namespace). */
+    void split(List<Node> one, List<Node> other) throws IOException, InterruptedException {
+        for (Node a : one) {
+            for (Node b : other) {
+                drop(a, b);
+                drop(b, a);
+            }
+        }
+    }
+
+    private void drop(Node at, Node from) throws IOException, InterruptedException {
+        String ns = "sxg-" + tag + "-n" + at.index;
+        run("ip", "netns", "exec", ns, "iptables", "-A", "INPUT", "-s", from.ip, "-j", "DROP");
+        run("ip", "netns", "exec", ns, "iptables", "-A", "OUTPUT", "-d", from.ip, "-j", "DROP");
+    }
+
+    /** Undoes {@link #split}: the nodes' namespaces hold no other rules. */
+    void unsplit(List<Node> which) throws IOException, InterruptedException {
+        for (Node n : which) {
+            run("ip", "netns", "exec", "sxg-" + tag + "-n" + n.index, "iptables", "-F");
+        }
     }
 
     /** Waits until {@code condition} holds; returns the milliseconds it took, or -1 on timeout. */

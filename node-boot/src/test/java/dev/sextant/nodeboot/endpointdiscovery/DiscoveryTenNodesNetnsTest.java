@@ -1,0 +1,127 @@
+package dev.sextant.nodeboot.endpointdiscovery;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.stream.IntStream;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Issue 18's regression: ten node JVMs, each in its own network namespace, launched back to back
+ * (on a two-core machine they come up over tens of seconds, seeds first, which split them into
+ * subgroups). With the stack before the fix they took 3-5 minutes to converge, or never did.
+ * Stated times: converged within {@link #CONVERGE} of the last node's start; a 5/5 split heals
+ * within {@link #CONVERGE} of the link coming back; a killed node's records are gone within
+ * {@link #EXPIRY} (failure timeout, then the suspicion check, then the new view).
+ */
+@Tag("netns")
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+@DisplayName("Ten discovery nodes in network namespaces: converge, heal a split, drop the dead")
+class DiscoveryTenNodesNetnsTest {
+    static final int N = 10;
+    static final Duration FAILURE_TIMEOUT = Duration.ofSeconds(12);
+    static final Duration CONVERGE = Duration.ofSeconds(30);
+    static final Duration EXPIRY = FAILURE_TIMEOUT.plus(FAILURE_TIMEOUT.dividedBy(2)).plus(Duration.ofSeconds(10));
+
+    private NetnsCluster cluster;
+    private List<NetnsCluster.Node> nodes;
+
+    @BeforeAll
+    void launch(@TempDir Path dir) throws Exception {
+        String reason = NetnsCluster.unavailableReason();
+        if (reason != null) {
+            System.err.println("SKIPPED: " + reason);
+        }
+        Assumptions.assumeTrue(reason == null, reason);
+        cluster = new NetnsCluster(dir, 3, FAILURE_TIMEOUT);
+        for (int i = 0; i < N; i++) {
+            cluster.start(i, own(i), cluster.groupKey);
+        }
+        nodes = List.copyOf(cluster.nodes);
+    }
+
+    @AfterAll
+    void cleanUp() {
+        if (cluster != null) {
+            cluster.close();
+        }
+    }
+
+    private static String own(int i) {
+        String ip = NetnsCluster.ip(i);
+        return "node" + i + ".datastore.internal.demo=" + ip + ":2379" + (i < 3 ? ",api.internal.demo=" + ip + ":6443" : "");
+    }
+
+    private static Set<String> expected(IntStream indexes) {
+        Set<String> all = new TreeSet<>();
+        indexes.forEach(i -> all.addAll(List.of(own(i).split(","))));
+        return all;
+    }
+
+    private String outputs() {
+        StringBuilder out = new StringBuilder();
+        for (NetnsCluster.Node n : nodes) {
+            out.append(n.name).append(": ").append(n.records.size()).append(" records\n");
+        }
+        return out.append(cluster.output(nodes.get(N - 1))).toString();
+    }
+
+    @Test
+    @Order(1)
+    @DisplayName("ten nodes launched back to back hold every record within 30 s of the last one's start")
+    void tenNodesConverge() throws Exception {
+        assertTrue(NetnsCluster.await(Duration.ofSeconds(120), () -> nodes.stream().allMatch(NetnsCluster.Node::joined)) >= 0,
+                "not every node JVM came up in 120 s");
+        Set<String> all = expected(IntStream.range(0, N));
+        long took = NetnsCluster.await(CONVERGE, () -> nodes.stream().allMatch(n -> n.records.equals(all)));
+        assertTrue(took >= 0, () -> "10 nodes did not converge within " + CONVERGE + " of the last start:\n" + outputs());
+        System.out.printf("FIGURE discovery: 10 nodes, last node up to all records everywhere: %d ms%n", took);
+    }
+
+    @Test
+    @Order(2)
+    @DisplayName("a 5/5 split: each side drops the other's records, and all return within 30 s of the link coming back")
+    void splitHeals() throws Exception {
+        List<NetnsCluster.Node> left = nodes.subList(0, 5);
+        List<NetnsCluster.Node> right = nodes.subList(5, N);
+        cluster.split(left, right);
+        Set<String> leftOnly = expected(IntStream.range(0, 5));
+        Set<String> rightOnly = expected(IntStream.range(5, N));
+        long apart = NetnsCluster.await(EXPIRY, () -> left.stream().allMatch(n -> n.records.equals(leftOnly))
+                && right.stream().allMatch(n -> n.records.equals(rightOnly)));
+        assertTrue(apart >= 0, () -> "the two sides did not drop each other's records within " + EXPIRY + ":\n" + outputs());
+        cluster.unsplit(nodes);
+        Set<String> all = expected(IntStream.range(0, N));
+        long healed = NetnsCluster.await(CONVERGE, () -> nodes.stream().allMatch(n -> n.records.equals(all)));
+        assertTrue(healed >= 0, () -> "the 5/5 split did not heal within " + CONVERGE + ":\n" + outputs());
+        System.out.printf("FIGURE discovery: 5/5 split seen in %d ms, healed %d ms after the link came back%n", apart, healed);
+    }
+
+    @Test
+    @Order(3)
+    @DisplayName("a killed node's records are gone everywhere within the failure timeout plus the suspicion check")
+    void killedNodeTakesItsRecords() throws Exception {
+        nodes.get(7).kill();
+        Set<String> rest = expected(IntStream.range(0, N).filter(i -> i != 7));
+        List<NetnsCluster.Node> alive = nodes.stream().filter(n -> n.index != 7).toList();
+        long gone = NetnsCluster.await(EXPIRY, () -> alive.stream().allMatch(n -> n.records.equals(rest)));
+        assertTrue(gone >= 0, () -> "node7 was killed, its records stayed beyond " + EXPIRY + ":\n" + outputs());
+        System.out.printf("FIGURE discovery: 10 nodes, a killed node's records gone everywhere in %d ms%n", gone);
+    }
+}
