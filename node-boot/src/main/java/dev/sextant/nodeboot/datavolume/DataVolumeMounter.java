@@ -5,7 +5,7 @@ import dev.sextant.nodeboot.diskcrypt.DiskCryptException;
 import dev.sextant.nodeboot.diskcrypt.StateDisk;
 import dev.sextant.nodeboot.diskcrypt.StateDiskSettings;
 import dev.sextant.nodeboot.diskcrypt.StateMount;
-import dev.sextant.nodeboot.joinclient.Sleeper;
+import dev.sextant.nodeboot.retry.Sleeper;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

@@ -1,5 +1,7 @@
 package dev.sextant.nodeboot.joinclient;
 
+import dev.sextant.nodeboot.retry.Backoff;
+import dev.sextant.nodeboot.retry.Sleeper;
 import com.google.protobuf.ByteString;
 import dev.sextant.keys.member.MemberCertificate;
 import dev.sextant.keys.member.MemberCredentials;

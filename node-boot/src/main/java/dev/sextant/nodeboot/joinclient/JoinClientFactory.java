@@ -1,5 +1,6 @@
 package dev.sextant.nodeboot.joinclient;
 
+import dev.sextant.nodeboot.retry.Backoff;
 import dev.sextant.attestation.issue.Attester;
 import dev.sextant.nodeboot.atls.JoinServiceTrust;
 import dev.sextant.nodeboot.bringup.BringUp;

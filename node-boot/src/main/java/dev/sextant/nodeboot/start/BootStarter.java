@@ -10,7 +10,7 @@ import dev.sextant.nodeboot.joinservices.ControlPlaneDiscovery;
 import dev.sextant.nodeboot.failure.FailureHandler;
 import dev.sextant.nodeboot.initserver.InitSettings;
 import dev.sextant.nodeboot.joinclient.AtlsJoinTransport;
-import dev.sextant.nodeboot.joinclient.Backoff;
+import dev.sextant.nodeboot.retry.Backoff;
 import dev.sextant.nodeboot.joinclient.JoinClient;
 import dev.sextant.nodeboot.joinclient.JoinClientSettings;
 import dev.sextant.nodeboot.joinclient.JoinOutcome;

@@ -3,9 +3,9 @@ package dev.sextant.nodeboot.unlock;
 import dev.sextant.attestation.issue.Attester;
 import dev.sextant.nodeboot.bringup.Membership;
 import dev.sextant.nodeboot.joinservices.ControlPlaneDiscovery;
-import dev.sextant.nodeboot.joinclient.Backoff;
+import dev.sextant.nodeboot.retry.Backoff;
 import dev.sextant.nodeboot.joinclient.RejoinTransport;
-import dev.sextant.nodeboot.joinclient.Sleeper;
+import dev.sextant.nodeboot.retry.Sleeper;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

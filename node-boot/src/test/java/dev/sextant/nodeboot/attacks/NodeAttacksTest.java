@@ -19,7 +19,7 @@ import dev.sextant.nodeboot.initserver.InitSettings;
 import dev.sextant.nodeboot.initserver.JournalSource;
 import dev.sextant.nodeboot.initserver.NodeIdentity;
 import dev.sextant.nodeboot.joinclient.AtlsJoinTransport;
-import dev.sextant.nodeboot.joinclient.Backoff;
+import dev.sextant.nodeboot.retry.Backoff;
 import dev.sextant.nodeboot.joinclient.JoinClient;
 import dev.sextant.nodeboot.joinclient.JoinOutcome;
 import dev.sextant.nodeboot.joinclient.TestJoinService;

@@ -1,5 +1,7 @@
 package dev.sextant.nodeboot.joinclient;
 
+import dev.sextant.nodeboot.retry.Backoff;
+import dev.sextant.nodeboot.retry.Sleeper;
 import dev.sextant.attestation.Variant;
 import dev.sextant.attestation.policy.ExpectedValue;
 import dev.sextant.attestation.policy.Measurements;

@@ -21,7 +21,7 @@ import dev.sextant.nodeboot.initserver.InitFlow;
 import dev.sextant.nodeboot.initserver.InitSettings;
 import dev.sextant.nodeboot.initserver.NodeIdentity;
 import dev.sextant.nodeboot.joinclient.AtlsJoinTransport;
-import dev.sextant.nodeboot.joinclient.Backoff;
+import dev.sextant.nodeboot.retry.Backoff;
 import dev.sextant.nodeboot.joinclient.TestJoinService;
 import dev.sextant.nodeboot.keys.ClusterKeys;
 import dev.sextant.nodeboot.kubernetes.DriverResult;

@@ -1,4 +1,4 @@
-package dev.sextant.nodeboot.joinclient;
+package dev.sextant.nodeboot.retry;
 
 import java.time.Duration;
 import java.util.function.DoubleSupplier;

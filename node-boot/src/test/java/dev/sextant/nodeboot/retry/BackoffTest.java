@@ -1,4 +1,4 @@
-package dev.sextant.nodeboot.joinclient;
+package dev.sextant.nodeboot.retry;
 
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
