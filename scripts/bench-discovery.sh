@@ -16,7 +16,7 @@ deps=$(mktemp)
 trap 'rm -f "$deps"' EXIT
 mvn -B -q -o -pl node-boot dependency:build-classpath -Dmdep.includeScope=test -Dmdep.outputFile="$deps" >/dev/null
 cp="$PWD/node-boot/target/test-classes:$PWD/node-boot/target/classes:$(cat "$deps")"
-quiet=$(mktemp)
+quiet=$(mktemp --suffix=.xml)
 trap 'rm -f "$deps" "$quiet"' EXIT
 printf '<configuration><appender name="O" class="ch.qos.logback.core.ConsoleAppender"><encoder><pattern>%%msg%%n</pattern></encoder></appender><root level="ERROR"><appender-ref ref="O"/></root></configuration>\n' > "$quiet"
 if [ "${1:-3,10}" != "-" ]; then

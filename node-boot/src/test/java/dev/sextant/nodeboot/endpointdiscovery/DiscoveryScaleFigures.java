@@ -1,5 +1,6 @@
 package dev.sextant.nodeboot.endpointdiscovery;
 
+import java.net.InetAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -46,7 +47,7 @@ public final class DiscoveryScaleFigures {
                 }
                 converged++;
                 converge.add(took);
-                EndpointRecord extra = new EndpointRecord("join." + InJvmCluster.DOMAIN, "10.213.0.1", 30090);
+                EndpointRecord extra = new EndpointRecord("join." + InJvmCluster.DOMAIN, InetAddress.getLoopbackAddress().getHostAddress(), 30090);
                 cluster.nodes.get(0).publish(Set.of(InJvmCluster.record(0), extra));
                 propagate.add(NetnsCluster.await(Duration.ofSeconds(30),
                         () -> cluster.nodes.stream().allMatch(x -> x.records().contains(extra))));

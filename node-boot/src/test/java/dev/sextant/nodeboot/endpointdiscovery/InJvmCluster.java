@@ -13,6 +13,7 @@ import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Many discovery members in one JVM: each its own JChannel on its own port of 127.0.0.1, the first
@@ -117,9 +118,22 @@ final class InJvmCluster implements AutoCloseable {
         nodes.parallelStream().forEach(GossipNode::close);
     }
 
-    static int freePort() throws Exception {
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return s.getLocalPort();
+    /**
+     * Ports come from a block below Linux's ephemeral range (32768–60999): a port the kernel hands out
+     * for ephemeral use can be taken by one of the many outgoing connections between choosing it and the
+     * member binding it (seen at 64 members), one below that range cannot.
+     */
+    private final AtomicInteger nextPort = new AtomicInteger(20_000 + new SecureRandom().nextInt(10_000));
+
+    int freePort() throws Exception {
+        for (int tries = 0; tries < 1_000; tries++) {
+            int port = nextPort.getAndIncrement();
+            try (ServerSocket s = new ServerSocket(port, 1, InetAddress.getLoopbackAddress())) {
+                return port;
+            } catch (java.net.BindException taken) {
+                // In use: try the next one.
+            }
         }
+        throw new IllegalStateException("no free port below the ephemeral range");
     }
 }
