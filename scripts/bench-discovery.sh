@@ -28,6 +28,6 @@ if [ "${1:-3,10}" != "-" ]; then
 fi
 if [ "${4:-3,10,32,64}" != "-" ]; then
   echo "== many members per JVM"
-  java -Xmx1g -Djava.net.preferIPv4Stack=true -Dlogback.configurationFile="$quiet" -cp "$cp" \
+  java -Xmx4g -Djava.net.preferIPv4Stack=true -Dlogback.configurationFile="$quiet" -cp "$cp" \
     dev.sextant.nodeboot.endpointdiscovery.DiscoveryScaleFigures "${4:-3,10,32,64}" "${2:-12000}" "${3:-20}" "${5:-3}" "${6:-60}"
 fi
