@@ -4,14 +4,15 @@
 # what scripts/run.sh does before `mini up`: scripts/setup.sh, the Maven build, and `bin/sextant --help`.
 # Fails naming the step that failed. Needs root. Usage: scripts/fresh-machine-check.sh [WORK_DIR]
 # (default out/fresh-machine: the logs). The root itself, with its mounts, lives outside the repository
-# (FRESH_ROOT, default /var/tmp/sextant-fresh-machine) so that nothing walking or cleaning the work tree
-# ever meets the host's /dev. FRESH_KEEP=1 keeps it after a success.
+# (FRESH_ROOT, default a new /var/tmp/sextant-fresh-machine.XXXXXX per run) so that nothing walking or
+# cleaning the work tree ever meets the host's /dev, and so that two runs on one machine (a developer's
+# and CI's) never share, mount over or delete each other's root. FRESH_KEEP=1 keeps it after a success.
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mkdir -p "${1:-$repo/out/fresh-machine}" && cd "${1:-$repo/out/fresh-machine}" && pwd)
-scratch=${FRESH_ROOT:-/var/tmp/sextant-fresh-machine}
-root=$scratch/root
 [ "$(id -u)" -eq 0 ] || { echo "fresh-machine: needs root (debootstrap, chroot, mounts)" >&2; exit 1; }
+scratch=${FRESH_ROOT:-$(mktemp -d /var/tmp/sextant-fresh-machine.XXXXXX)}
+root=$scratch/root
 
 started=$(date +%s)
 step_name=""
@@ -37,6 +38,7 @@ remove_root() {
   # Never delete through a mount that is still there (the host's /dev or caches would go with it).
   still_mounted && { echo "fresh-machine: $root still has mounts; not deleting it" >&2; return 1; }
   rm -rf --one-file-system "$root" "$scratch/m2-upper" "$scratch/m2-work"
+  [ -n "${FRESH_ROOT:-}" ] || rmdir "$scratch"
 }
 on_exit() {
   local rc=$?
@@ -56,7 +58,7 @@ mirror=$(awk '/^URIs:/ {print $2; exit}' /etc/apt/sources.list.d/debian.sources 
 [ -n "$mirror" ] || { echo "fresh-machine: no Debian mirror configured in apt" >&2; exit 1; }
 
 step "bare bookworm root (debootstrap --variant=minbase, $mirror)"
-remove_root
+[ -z "${FRESH_ROOT:-}" ] || remove_root  # a named root may hold an earlier run's; a new one is empty
 # The bare root is cached as a tarball for a week, outside the repository so that it outlives a fresh
 # clone (CI): it is exactly what debootstrap makes, nothing installed yet.
 cache=${FRESH_CACHE:-/var/cache/sextant}
@@ -67,7 +69,9 @@ if [ ! -f "$tarball" ]; then
   mkdir -p "$root"
   debootstrap --variant=minbase --cache-dir=/var/cache/apt/archives bookworm "$root" "$mirror" >"$work/debootstrap.log" 2>&1 \
     || { tail -20 "$work/debootstrap.log" >&2; exit 1; }
-  tar -C "$root" -cf "$tarball.part" . && mv "$tarball.part" "$tarball"
+  # Written aside and renamed: a concurrent run reads either no tarball or a whole one.
+  part=$(mktemp "$tarball.XXXXXX")
+  tar -C "$root" -cf "$part" . && mv "$part" "$tarball"
 else
   echo "fresh-machine: bare root from $tarball (debootstrap of $(date -u -r "$tarball" +%F))"
   mkdir -p "$root" && tar -C "$root" -xf "$tarball"
