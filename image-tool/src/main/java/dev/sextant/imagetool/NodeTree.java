@@ -19,9 +19,16 @@ import java.nio.file.attribute.FileTime;
 public final class NodeTree {
     /**
      * TCG emulation makes the JIT's top tier expensive at start-up; C1 alone reaches a serving
-     * gRPC port sooner, and the node's work is I/O, not computation.
+     * gRPC port sooner, and the node's work is I/O, not computation. The root is read-only: no
+     * hsperfdata files.
      */
-    static final String JAVA_OPTIONS = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC";
+    static final String JAVA_OPTIONS = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC -XX:-UsePerfData";
+    /**
+     * Where each program's class-data-sharing archive lies: written in the image build by its
+     * training run (mkosi.postinst.chroot, which points SEXTANT_JAVA_CDS at -XX:ArchiveClassesAtExit),
+     * mapped by its launcher on every start.
+     */
+    static final String CDS_DIR = "/opt/sextant/cds/";
 
     private NodeTree() {}
 
@@ -65,8 +72,14 @@ public final class NodeTree {
             }
             throw new BuildException("two different jars named " + name + ": " + earlier + " and " + jar);
         }
-        // A fixed mtime keeps the tree identical between builds of the same jars.
-        Path copy = Files.copy(jar, lib.resolve(name), StandardCopyOption.REPLACE_EXISTING);
+        Path copy = lib.resolve(name);
+        if (SignedJars.isSigned(jar)) {
+            SignedJars.copyUnsigned(jar, copy);
+        } else {
+            Files.copy(jar, copy, StandardCopyOption.REPLACE_EXISTING);
+        }
+        // A fixed mtime keeps the tree identical between builds of the same jars (the training run in
+        // the image gives them the image's own SOURCE_DATE_EPOCH before it archives them).
         Files.setLastModifiedTime(copy, FileTime.fromMillis(0));
     }
 
@@ -79,8 +92,10 @@ public final class NodeTree {
         String classPath = String.join(":", program.jars().stream()
                 .map(j -> "/opt/sextant/lib/" + j.getFileName()).toList());
         return "#!/bin/sh\n"
-                + "# Written by sextant image build: runs " + program.mainClass() + " with its jars from /opt/sextant/lib.\n"
-                + "exec java " + JAVA_OPTIONS + " -cp '" + classPath + "' " + program.mainClass() + " \"$@\"\n";
+                + "# Written by sextant image build: runs " + program.mainClass() + " with its jars from /opt/sextant/lib\n"
+                + "# and the class-data-sharing archive its training run wrote at build time.\n"
+                + "exec java " + JAVA_OPTIONS + " ${SEXTANT_JAVA_CDS:--XX:SharedArchiveFile=" + CDS_DIR + program.launcher() + ".jsa}"
+                + " -cp '" + classPath + "' " + program.mainClass() + " \"$@\"\n";
     }
 
     private static void deleteRecursively(Path dir) throws IOException {

@@ -1,5 +1,7 @@
 package dev.sextant.nodeboot.nodelock;
 
+import dev.sextant.grpcsupport.training.TrainingRun;
+import io.micronaut.context.annotation.Requires;
 import dev.sextant.attestation.tpmstructures.TpmAlg;
 import dev.sextant.tpm.command.TpmClient;
 import dev.sextant.tpm.command.TpmException;
@@ -13,6 +15,7 @@ import java.util.Arrays;
  * SHA-256 bank PCR 15 = SHA-256(0^32 || SHA-256(clusterID)), which a verifier can recompute.
  */
 @Singleton
+@Requires(notEnv = TrainingRun.ENVIRONMENT)
 public final class TpmPcrMarker implements PcrMarker {
     static final int CLUSTER_ID_PCR = 15;
 

@@ -1,5 +1,7 @@
 package dev.sextant.nodeboot.start;
 
+import dev.sextant.grpcsupport.training.TrainingRun;
+import io.micronaut.context.annotation.Requires;
 import dev.sextant.attestation.issue.Attester;
 import dev.sextant.nodeboot.bringup.BringUp;
 import dev.sextant.nodeboot.bringup.BringUpOutcome;
@@ -41,6 +43,7 @@ import java.nio.file.Files;
  *   <li>otherwise a fresh node: the join path runs when join services are configured, init waits for the operator.</li>
  * </ul>
  */
+@Requires(notEnv = TrainingRun.ENVIRONMENT)
 @Singleton
 final class BootStarter {
     private static final Logger LOG = LoggerFactory.getLogger(BootStarter.class);

@@ -1,5 +1,7 @@
 package dev.sextant.nodeboot.tpm;
 
+import dev.sextant.grpcsupport.training.TrainingRun;
+import io.micronaut.context.annotation.Requires;
 import dev.sextant.attestation.issue.AttestationException;
 import dev.sextant.tpm.attest.TpmAttester;
 import dev.sextant.tpm.command.TpmClient;
@@ -8,6 +10,7 @@ import io.micronaut.context.annotation.Factory;
 import jakarta.inject.Singleton;
 
 /** The node's one attester, over the shared TPM client (which it does not own, see TpmClientFactory). */
+@Requires(notEnv = TrainingRun.ENVIRONMENT)
 @Factory
 final class AttesterFactory {
     @Singleton
