@@ -1,7 +1,6 @@
 package dev.sextant.nodeboot.endpointdiscovery;
 
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.MethodOrderer;
@@ -46,11 +45,7 @@ class DiscoveryNetnsTest {
 
     @BeforeAll
     void startThreeNodes(@TempDir Path dir) throws Exception {
-        String reason = NetnsCluster.unavailableReason();
-        if (reason != null) {
-            System.err.println("SKIPPED: " + reason);
-        }
-        Assumptions.assumeTrue(reason == null, reason);
+        NetnsCluster.assumeAvailable();
         cluster = new NetnsCluster(dir, 3, FAILURE_TIMEOUT);
         long start = System.nanoTime();
         for (int i = 0; i < 3; i++) {

@@ -1,7 +1,6 @@
 package dev.sextant.nodeboot.endpointdiscovery;
 
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.MethodOrderer;
@@ -44,11 +43,7 @@ class DiscoveryTenNodesNetnsTest {
 
     @BeforeAll
     void launch(@TempDir Path dir) throws Exception {
-        String reason = NetnsCluster.unavailableReason();
-        if (reason != null) {
-            System.err.println("SKIPPED: " + reason);
-        }
-        Assumptions.assumeTrue(reason == null, reason);
+        NetnsCluster.assumeAvailable();
         cluster = new NetnsCluster(dir, 3, FAILURE_TIMEOUT);
         for (int i = 0; i < N; i++) {
             cluster.start(i, own(i), cluster.groupKey);
