@@ -22,10 +22,12 @@ BOOKWORM=(
 # Packages whose bookworm version is too old: from bookworm-backports, with the minimum each needs.
 # mkosi 24 is the configuration format of mkosi/; systemd 254 brings ukify and systemd-measure with
 # the PCR 11 phases measured-boot predicts; systemd-boot(-efi) 254 is the stub the UKI is built on;
-# osslsigncode 2.9 is the Authenticode peer the PE hashing was verified against (java-stack.md).
+# osslsigncode 2.9 is the Authenticode peer the PE hashing was verified against (java-stack.md);
+# python3-virt-firmware (virt-fw-vars, only in backports) writes the hostile UEFI variable store the
+# boot test starts a node with.
 declare -A BACKPORTS_MIN=(
   [mkosi]=24 [systemd]=254 [systemd-container]=254 [systemd-boot]=254 [systemd-boot-efi]=254
-  [osslsigncode]=2.9
+  [osslsigncode]=2.9 [python3-virt-firmware]=24
 )
 # swtpm has no backport: bookworm's 0.7 is what the TPM tests and `sextant tpm manufacture` were
 # written against (swtpm_setup --tpm2 --create-ek-cert with swtpm_localca); older is refused below.
@@ -121,7 +123,7 @@ fi
 # What the commands need must now be there, in the versions they need: say which one is not.
 missing=()
 for cmd in java javac mvn git xxd kubectl openssl swtpm swtpm_setup tpm2_checkquote qemu-system-x86_64 \
-           mkosi docker skopeo umoci debootstrap ip cryptsetup pesign osslsigncode sgdisk mkfs.vfat timeout; do
+           mkosi docker skopeo umoci debootstrap ip cryptsetup pesign osslsigncode sgdisk mkfs.vfat timeout virt-fw-vars; do
   command -v "$cmd" >/dev/null || [ -x "/usr/sbin/$cmd" ] || [ -x "/sbin/$cmd" ] || missing+=("$cmd")
 done
 for f in /usr/lib/systemd/ukify /usr/lib/systemd/systemd-measure /usr/lib/systemd/boot/efi/linuxx64.efi.stub; do

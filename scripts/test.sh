@@ -148,6 +148,7 @@ run_stage "node image" 1500 bin/sextant image build --out "$root/out/image"
 wait_fresh_machine_check
 
 # Only the boot group: e2e's other tests (ClusterLoopbackTest, the k3s test) already ran in `mvn install`.
-# Two boots of out/image (accepted over aTLS; UKI command line changed: rejected), then the QEMU cluster.
+# Three boots of out/image, each by a hostile host (accepted over aTLS; UKI command line changed: rejected;
+# host-extended command line: never unseen), then the QEMU cluster.
 run_stage "boot tests (QEMU + OVMF + swtpm, TCG)" 2400 \
   mvn -B -ntp -pl e2e verify -Dsextant.boot=true -Dgroups=boot -Dsextant.image.dir="$root/out/image"

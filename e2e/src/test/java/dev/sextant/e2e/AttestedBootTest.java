@@ -48,7 +48,8 @@ import org.junit.jupiter.api.TestInstance;
 /**
  * The real boot (issue 3): the image from {@code sextant image build} under QEMU/TCG + OVMF and a
  * factory-provisioned swtpm, verified over attested TLS against the PCRs predicted from the image
- * file alone. Exactly two boots: the image as built, and a copy whose UKI command line differs.
+ * file alone. Three boots, each by a host that tries to change the node unseen: the image as built,
+ * a copy whose UKI command line differs, and the image with a kernel command line extended by the host.
  */
 @Tag("boot")
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -60,6 +61,25 @@ class AttestedBootTest {
     private static final List<Integer> UKI_PCRS = List.of(4, 9, 11);
     private static final Pattern VERITY_SETUP = Pattern.compile("Finished .*Verity Protection Setup for root");
     private static final Pattern MISMATCHED_PCR = Pattern.compile("PCR (\\d+) \\(sha256\\)");
+    /**
+     * What a hostile host adds to the node's SMBIOS strings: a systemd credential that systemd-tmpfiles
+     * would run as root, here writing this marker to the kernel log (and so to the console). With it a
+     * host could as well write a modprobe helper or kernel settings into a node whose PCRs stay as measured.
+     */
+    private static final String HOST_INJECTED = "sextant-attack-host-tmpfiles-ran";
+    private static final List<String> HOSTILE_OEM_STRINGS = List.of(
+            "io.systemd.credential:tmpfiles.extra=w /dev/kmsg - - - - <3>" + HOST_INJECTED);
+    /**
+     * What a hostile host puts in the firmware's variable store (it owns that file, and can also boot
+     * another OS in the VM once to write it): systemd reads its SystemdOptions variable as kernel
+     * command-line options that no PCR shows; this one has systemd-run-generator run a root command.
+     */
+    private static final String FIRMWARE_INJECTED = "sextant-attack-host-systemdoptions-ran";
+    private static final String HOSTILE_SYSTEMD_OPTIONS = "systemd.run=\"/bin/sh -c 'echo " + FIRMWARE_INJECTED
+            + " > /dev/kmsg'\" systemd.run_success_action=none systemd.run_failure_action=none"
+            // systemd.run would make the node boot into kernel-command-line.target only; the attack keeps it serving.
+            + " systemd.unit=multi-user.target systemd.wants=kernel-command-line.service";
+    private static final String SYSTEMD_VENDOR_GUID = "8cf2644b-4b0b-428f-9387-6d876050dc67";
 
     private final SecureRandom random = new SecureRandom();
     private HostTools tools;
@@ -75,6 +95,9 @@ class AttestedBootTest {
         List<String> missing = new ArrayList<>(HostTools.missing());
         missing.addAll(FactoryTpm.missingTools());
         missing.addAll(UkiCmdlinePatch.missingTools());
+        if (HostTools.onPath("virt-fw-vars").isEmpty()) {
+            missing.add("virt-fw-vars (python3-virt-firmware)");
+        }
         if (!missing.isEmpty()) {
             System.out.println("SKIP AttestedBootTest: " + missing);
         }
@@ -89,7 +112,7 @@ class AttestedBootTest {
     }
 
     @Test
-    @DisplayName("is accepted over aTLS with exactly the predicted PCRs, and its attestation document's event log replays to them")
+    @DisplayName("is accepted over aTLS with exactly the predicted PCRs, its event log replays to them, and a host's systemd credential never runs on it")
     void acceptedWithPredictedPcrs() throws Exception {
         try (QemuNode node = boot(image, "accepted")) {
             byte[] nonce = nonce();
@@ -110,6 +133,10 @@ class AttestedBootTest {
             // a JVM that cannot use it says so on the console, then starts about twice as slowly under TCG.
             assertTrue(node.console().lines().stream().noneMatch(l -> l.contains("Unable to use shared archive")),
                     "the bootstrapper could not use its class-data-sharing archive; see " + node.consoleLog());
+            assertTrue(node.console().lines().stream().noneMatch(l -> l.contains(HOST_INJECTED)),
+                    "a systemd credential from the host's SMBIOS strings ran as root on the node; see " + node.consoleLog());
+            assertTrue(node.console().lines().stream().noneMatch(l -> l.contains(FIRMWARE_INJECTED)),
+                    "systemd options from the host's UEFI variable store ran a root command on the node; see " + node.consoleLog());
             node.console().lines().stream().filter(l -> l.contains("Serving gRPC on port"))
                     .forEach(l -> System.out.println("AttestedBootTest: " + l.strip()));
         }
@@ -146,10 +173,52 @@ class AttestedBootTest {
         }
     }
 
-    private QemuNode boot(Path disk, String name) throws Exception {
+    @Test
+    @DisplayName("never runs with a kernel command line the host extended by an SMBIOS string unless PCR 12 shows it (and is then rejected)")
+    void hostCommandLineExtensionNeverUnseen() throws Exception {
+        // systemd-stub 254 reads io.systemd.stub.kernel-cmdline-extra; where it appends the string it also
+        // measures it into PCR 12, which must be zero. This UKI's stub leaves its own command line as it is.
+        String extra = "sextant.host-extra=1";
+        try (QemuNode node = boot(image, "cmdline-extra", "io.systemd.stub.kernel-cmdline-extra=" + extra)) {
+            AtlsProbe.Outcome outcome = new AtlsProbe(verifier).await(node, GRPC_PORT, nonce(), BOOT_TIMEOUT);
+            if (outcome.rejected().isPresent()) {
+                AttestationRejected rejected = outcome.rejected().get();
+                System.out.println("AttestedBootTest: the stub took the host's extension and PCR 12 shows it: " + rejected);
+                assertEquals(Reason.PCR_MISMATCH, rejected.reason(), rejected::toString);
+                assertEquals(Set.of(12), mismatchedPcrs(rejected.getMessage()), rejected::toString);
+            } else {
+                List<String> commandLine = node.console().lines().stream().filter(l -> l.contains("Command line:")).toList();
+                System.out.println("AttestedBootTest: accepted; the stub ignored the host's extension: " + commandLine);
+                assertFalse(commandLine.isEmpty(), "the kernel printed no command line; see " + node.consoleLog());
+                assertTrue(commandLine.stream().noneMatch(l -> l.contains(extra)),
+                        "the host's extension reached the kernel command line and PCR 12 did not show it: " + commandLine);
+            }
+        }
+    }
+
+    /** Every boot is made by a hostile host: a systemd credential and SystemdOptions in its firmware, and more strings. */
+    private QemuNode boot(Path disk, String name, String... moreOemStrings) throws Exception {
         Path nodeDir = work.resolve(name);
         Path state = tpm.copyStateTo(nodeDir.resolve("tpm-state"));
-        return QemuNode.boot(NodeConfig.of(tools, disk, nodeDir, List.of(GRPC_PORT)).withTpmState(state));
+        List<String> oemStrings = new ArrayList<>(HOSTILE_OEM_STRINGS);
+        oemStrings.addAll(List.of(moreOemStrings));
+        return QemuNode.boot(NodeConfig.of(tools, disk, nodeDir, List.of(GRPC_PORT)).withTpmState(state)
+                .withRawOemStrings(oemStrings).withFirmwareVariables(hostileFirmwareVariables(nodeDir)));
+    }
+
+    /** OVMF's variable store plus a SystemdOptions variable (UTF-16LE, non-volatile, boot and runtime access). */
+    private Path hostileFirmwareVariables(Path nodeDir) throws Exception {
+        Files.createDirectories(nodeDir);
+        Path json = nodeDir.resolve("hostile-vars.json");
+        Files.writeString(json, "{\"version\": 2, \"variables\": [{\"name\": \"SystemdOptions\", \"guid\": \""
+                + SYSTEMD_VENDOR_GUID + "\", \"attr\": 7, \"data\": \""
+                + hex(HOSTILE_SYSTEMD_OPTIONS.getBytes(StandardCharsets.UTF_16LE)) + "\"}]}");
+        Path vars = nodeDir.resolve("hostile-OVMF_VARS.fd");
+        Process p = new ProcessBuilder("virt-fw-vars", "-i", tools.ovmfVars().toString(), "-o", vars.toString(),
+                "--set-json", json.toString()).redirectErrorStream(true).start();
+        String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertEquals(0, p.waitFor(), () -> "virt-fw-vars failed: " + output);
+        return vars;
     }
 
     private void assertPredicted(Map<Integer, byte[]> quoted) {

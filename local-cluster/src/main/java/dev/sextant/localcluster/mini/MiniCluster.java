@@ -120,12 +120,12 @@ public final class MiniCluster {
             progress.accept(name + ": manufacturing its TPM (EK certificate from " + layout.caCert() + ", AK provisioned)");
             FactoryTpm tpm = FactoryTpm.manufacture(layout.tpmDir(name), ca);
             Path disk = stateDisk(name);
-            Map<String, String> credentials = node.getValue() == NodeRole.CONTROL_PLANE
-                    ? NodeCredentials.controlPlane(name, initSecret, HostIdentities.salt(), ekCaPem)
-                    : NodeCredentials.worker(name, joinHostPort, ekCaPem);
+            Map<String, String> settings = node.getValue() == NodeRole.CONTROL_PLANE
+                    ? NodeSettings.controlPlane(name, initSecret, HostIdentities.salt(), ekCaPem)
+                    : NodeSettings.worker(name, joinHostPort, ekCaPem);
             configs.put(name, NodeConfig.of(tools, image.image(), layout.nodeDir(name), node.getValue().guestPorts())
                     .withTpmState(tpm.stateDir()).withMemoryMiB(node.getValue().memoryMiB())
-                    .withHostPorts(ports.ports(name)).withStateDisk(disk).withCredentials(credentials)
+                    .withHostPorts(ports.ports(name)).withStateDisk(disk).withSettings(settings)
                     .withAccel(options.accel()).withLifetime(Lifetime.DETACHED));
         }
 
@@ -151,7 +151,7 @@ public final class MiniCluster {
             Map<String, NodeStatusLine> statuses = new LinkedHashMap<>();
             for (String name : nodes.keySet()) {
                 String what = name.equals(controlPlane) ? "the end of its bootstrapping after init"
-                        : "it to join " + controlPlane + " (join service at " + NodeCredentials.HOST_FROM_GUEST + ":"
+                        : "it to join " + controlPlane + " (join service at " + NodeSettings.HOST_FROM_GUEST + ":"
                         + joinHostPort + " from the guest)";
                 statuses.put(name, waits.status(name, booted.node(name),
                         name.equals(controlPlane) ? options.bootTimeout() : options.joinTimeout(), what));

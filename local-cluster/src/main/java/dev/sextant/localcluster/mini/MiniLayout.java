@@ -85,7 +85,7 @@ public record MiniLayout(Path dir) {
         return nodeDir(node).resolve("console.log");
     }
 
-    /** How the node was first booted (QEMU settings, ports, credentials), so a reboot boots it the same way. */
+    /** How the node was first booted (QEMU settings, ports, settings), so a reboot boots it the same way. */
     public Path launch(String node) {
         return nodeDir(node).resolve("launch.json");
     }

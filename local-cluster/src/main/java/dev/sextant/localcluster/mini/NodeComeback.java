@@ -14,7 +14,7 @@ import java.util.function.Consumer;
 
 /**
  * Powers a stopped node on again as it was first booted (its launch file: same disks, TPM state,
- * ports and credentials; the previous console kept) and waits until it is back: a control plane's
+ * ports and settings; the previous console kept) and waits until it is back: a control plane's
  * disk waits for the operator, so it is recovered with the cluster's own master secret through
  * {@code sextant recover}; a worker rejoins by itself. Back means its status line says
  * bootstrapped with the same state disk and the same "since" as before the power cycle (a node that

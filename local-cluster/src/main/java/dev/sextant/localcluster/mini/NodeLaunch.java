@@ -19,18 +19,18 @@ import java.util.Map;
 /**
  * How {@code mini up} booted a node ({@code <node>/launch.json}), so {@code mini reboot} and
  * {@code mini start} power it on with the same QEMU arguments: the same image, TPM state, state
- * disk, memory, accelerator, forwarded ports and credentials. 0600: the credentials hold the init
+ * disk, memory, accelerator, forwarded ports and settings. 0600: the settings hold the init
  * secret's salted hash (no secret, but nothing anyone else needs).
  */
 public record NodeLaunch(String image, String tpmState, String stateDisk, int memoryMiB, Accel accel,
-                         List<Integer> guestPorts, Map<Integer, Integer> hostPorts, Map<String, String> credentials) {
+                         List<Integer> guestPorts, Map<Integer, Integer> hostPorts, Map<String, String> settings) {
     private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT)
             .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
 
     public NodeLaunch {
         guestPorts = List.copyOf(guestPorts);
         hostPorts = new LinkedHashMap<>(hostPorts);
-        credentials = new LinkedHashMap<>(credentials);
+        settings = new LinkedHashMap<>(settings);
     }
 
     /** What {@code config} boots, without the host tools (located again on every boot). */
@@ -40,14 +40,14 @@ public record NodeLaunch(String image, String tpmState, String stateDisk, int me
                         .toString(),
                 config.stateDisk().orElseThrow(() -> new IllegalArgumentException("a mini node has a state disk"))
                         .toString(),
-                config.memoryMiB(), config.accel(), config.guestPorts(), config.hostPorts(), config.credentials());
+                config.memoryMiB(), config.accel(), config.guestPorts(), config.hostPorts(), config.settings());
     }
 
     /** The node's configuration again, its processes outliving the command like every mini node's. */
     NodeConfig config(HostTools tools, Path workDir) {
         return NodeConfig.of(tools, Path.of(image), workDir, guestPorts).withTpmState(Path.of(tpmState))
                 .withMemoryMiB(memoryMiB).withHostPorts(hostPorts).withStateDisk(Path.of(stateDisk))
-                .withCredentials(credentials).withAccel(accel).withLifetime(Lifetime.DETACHED);
+                .withSettings(settings).withAccel(accel).withLifetime(Lifetime.DETACHED);
     }
 
     void write(Path file) throws IOException {

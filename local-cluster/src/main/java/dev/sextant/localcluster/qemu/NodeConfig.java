@@ -11,22 +11,26 @@ import java.util.regex.Pattern;
  * What to boot and how: the disk image (attached copy-on-write, never modified), the node's work
  * directory, the guest TCP ports to forward to 127.0.0.1 (to the host ports given, or to free
  * ones), optionally a TPM state directory prepared in advance (for example with an EK certificate
- * and AK certificate in NV), a state disk, systemd credentials for the guest, the accelerator, and
- * whether the processes end with this JVM.
+ * and AK certificate in NV), a state disk, the node's settings (SMBIOS OEM strings the image's
+ * sextant-settings.service reads), the accelerator, whether the processes end with this JVM, and raw
+ * OEM strings passed verbatim beside the settings and the UEFI variable store the firmware starts
+ * with (both what any host controls: the attack suite plays a hostile host with them).
  */
 public record NodeConfig(HostTools tools, Path image, Path workDir, List<Integer> guestPorts,
                          Optional<Path> tpmState, int memoryMiB, int cpus, Map<Integer, Integer> hostPorts,
-                         Optional<Path> stateDisk, Map<String, String> credentials, Accel accel, Lifetime lifetime) {
+                         Optional<Path> stateDisk, Map<String, String> settings, Accel accel, Lifetime lifetime,
+                         List<String> rawOemStrings, Optional<Path> firmwareVariables) {
     /** platform.md measured the boot with 2 vCPUs and 2 GiB under TCG. */
     public static final int DEFAULT_MEMORY_MIB = 2048;
     public static final int DEFAULT_CPUS = 2;
-    /** systemd credential names: what systemd accepts, minus anything QEMU's option syntax would mangle. */
-    private static final Pattern CREDENTIAL_NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,254}");
+    /** Setting names: letters, digits, '.', '_' and '-', nothing QEMU's option syntax would mangle. */
+    private static final Pattern SETTING_NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,254}");
 
     public NodeConfig {
         guestPorts = List.copyOf(guestPorts);
         hostPorts = Map.copyOf(hostPorts);
-        credentials = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(credentials));
+        settings = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(settings));
+        rawOemStrings = List.copyOf(rawOemStrings);
         if (memoryMiB < 256 || cpus < 1) {
             throw new IllegalArgumentException("a node needs at least 256 MiB and 1 vCPU, got "
                     + memoryMiB + " MiB and " + cpus);
@@ -37,9 +41,9 @@ public record NodeConfig(HostTools tools, Path image, Path workDir, List<Integer
                         + ", which is not forwarded; forwarded: " + guestPorts);
             }
         }
-        credentials.forEach((name, value) -> {
-            if (!CREDENTIAL_NAME.matcher(name).matches()) {
-                throw new IllegalArgumentException("not a systemd credential name: \"" + name + "\"");
+        settings.forEach((name, value) -> {
+            if (!SETTING_NAME.matcher(name).matches()) {
+                throw new IllegalArgumentException("not a setting name: \"" + name + "\"");
             }
         });
     }
@@ -47,46 +51,58 @@ public record NodeConfig(HostTools tools, Path image, Path workDir, List<Integer
     /** A node with a fresh TPM, 2 GiB and 2 vCPUs, under TCG, ending with this JVM. */
     public static NodeConfig of(HostTools tools, Path image, Path workDir, List<Integer> guestPorts) {
         return new NodeConfig(tools, image, workDir, guestPorts, Optional.empty(), DEFAULT_MEMORY_MIB, DEFAULT_CPUS,
-                Map.of(), Optional.empty(), Map.of(), Accel.TCG, Lifetime.TIED_TO_JVM);
+                Map.of(), Optional.empty(), Map.of(), Accel.TCG, Lifetime.TIED_TO_JVM, List.of(), Optional.empty());
     }
 
     /** The same node, booting with a TPM whose state directory was made beforehand. */
     public NodeConfig withTpmState(Path stateDir) {
         return new NodeConfig(tools, image, workDir, guestPorts, Optional.of(stateDir), memoryMiB, cpus, hostPorts,
-                stateDisk, credentials, accel, lifetime);
+                stateDisk, settings, accel, lifetime, rawOemStrings, firmwareVariables);
     }
 
     /** The same node with {@code memory} MiB of guest memory. */
     public NodeConfig withMemoryMiB(int memory) {
         return new NodeConfig(tools, image, workDir, guestPorts, tpmState, memory, cpus, hostPorts, stateDisk,
-                credentials, accel, lifetime);
+                settings, accel, lifetime, rawOemStrings, firmwareVariables);
     }
 
     /** The same node, its guest ports forwarded from these 127.0.0.1 ports (guest port to host port). */
     public NodeConfig withHostPorts(Map<Integer, Integer> guestToHost) {
         return new NodeConfig(tools, image, workDir, guestPorts, tpmState, memoryMiB, cpus, guestToHost, stateDisk,
-                credentials, accel, lifetime);
+                settings, accel, lifetime, rawOemStrings, firmwareVariables);
     }
 
     /** The same node with a raw file as its second disk (/dev/vdb in the guest). */
     public NodeConfig withStateDisk(Path disk) {
         return new NodeConfig(tools, image, workDir, guestPorts, tpmState, memoryMiB, cpus, hostPorts,
-                Optional.of(disk), credentials, accel, lifetime);
+                Optional.of(disk), settings, accel, lifetime, rawOemStrings, firmwareVariables);
     }
 
-    /** The same node with these systemd credentials (SMBIOS type 11 strings), in order. */
-    public NodeConfig withCredentials(Map<String, String> nameToValue) {
+    /** The same node with these settings (SMBIOS type 11 strings), in order. */
+    public NodeConfig withSettings(Map<String, String> nameToValue) {
         return new NodeConfig(tools, image, workDir, guestPorts, tpmState, memoryMiB, cpus, hostPorts, stateDisk,
-                nameToValue, accel, lifetime);
+                nameToValue, accel, lifetime, rawOemStrings, firmwareVariables);
     }
 
     public NodeConfig withAccel(Accel accelerator) {
         return new NodeConfig(tools, image, workDir, guestPorts, tpmState, memoryMiB, cpus, hostPorts, stateDisk,
-                credentials, accelerator, lifetime);
+                settings, accelerator, lifetime, rawOemStrings, firmwareVariables);
     }
 
     public NodeConfig withLifetime(Lifetime processes) {
         return new NodeConfig(tools, image, workDir, guestPorts, tpmState, memoryMiB, cpus, hostPorts, stateDisk,
-                credentials, accel, processes);
+                settings, accel, processes, rawOemStrings, firmwareVariables);
+    }
+
+    /** The same node with these SMBIOS type 11 strings passed verbatim, after its settings. */
+    public NodeConfig withRawOemStrings(List<String> strings) {
+        return new NodeConfig(tools, image, workDir, guestPorts, tpmState, memoryMiB, cpus, hostPorts, stateDisk,
+                settings, accel, lifetime, strings, firmwareVariables);
+    }
+
+    /** The same node, its firmware starting from a copy of this UEFI variable store instead of OVMF's empty one. */
+    public NodeConfig withFirmwareVariables(Path varsFile) {
+        return new NodeConfig(tools, image, workDir, guestPorts, tpmState, memoryMiB, cpus, hostPorts, stateDisk,
+                settings, accel, lifetime, rawOemStrings, Optional.of(varsFile));
     }
 }

@@ -13,19 +13,20 @@ import java.util.stream.Collectors;
  * The QEMU command line of a node (platform.md, "QEMU line that boots a UKI with a clean,
  * predictable PCR 4"). The VM definition is part of what PCR 4 measures, so every flag here is
  * fixed: no default devices (an empty DVD drive would add a boot attempt to PCR 4), the boot disk
- * pinned by bootindex, and a NIC without a PXE option ROM. Node settings travel as systemd
- * credentials in SMBIOS type 11 strings (multi-line values base64, as systemd's binary form), not
- * on the (measured) kernel command line; an optional state disk is the second virtio disk
- * ({@code /dev/vdb} in the guest).
+ * pinned by bootindex, and a NIC without a PXE option ROM. Node settings travel as SMBIOS type 11
+ * strings {@code dev.sextant.setting:NAME=VALUE} (multi-line values base64 in the {@code .binary}
+ * form), not on the (measured) kernel command line and not as systemd credentials, which the image
+ * does not import; raw OEM strings follow them verbatim. An optional state disk is the second
+ * virtio disk ({@code /dev/vdb} in the guest).
  */
 record QemuCommand(HostTools tools, Path image, Path ovmfVars, Path tpmSocket, Path console,
                    Map<Integer, Integer> hostToGuestPorts, int memoryMiB, int cpus, Accel accel,
-                   Map<String, String> credentials, Optional<Path> stateDisk) {
+                   Map<String, String> settings, List<String> rawOemStrings, Optional<Path> stateDisk) {
 
     QemuCommand(HostTools tools, Path image, Path ovmfVars, Path tpmSocket, Path console,
                 Map<Integer, Integer> hostToGuestPorts, int memoryMiB, int cpus) {
         this(tools, image, ovmfVars, tpmSocket, console, hostToGuestPorts, memoryMiB, cpus, Accel.TCG, Map.of(),
-                Optional.empty());
+                List.of(), Optional.empty());
     }
 
     List<String> arguments() {
@@ -48,20 +49,21 @@ record QemuCommand(HostTools tools, Path image, Path ovmfVars, Path tpmSocket, P
         args.addAll(List.of(
                 "-netdev", "user,id=n0" + hostForwards(),
                 "-device", "virtio-net-pci,netdev=n0,romfile="));
-        credentials.forEach((name, value) -> args.addAll(List.of("-smbios", "type=11,value=" + escape(credential(name, value)))));
+        settings.forEach((name, value) -> args.addAll(List.of("-smbios", "type=11,value=" + escape(setting(name, value)))));
+        rawOemStrings.forEach(s -> args.addAll(List.of("-smbios", "type=11,value=" + escape(s))));
         return List.copyOf(args);
     }
 
     /**
-     * A printable value goes as it is; one with line breaks (a PEM certificate) as systemd's
-     * base64 form, which systemd decodes into the credential file.
+     * A printable value goes as it is; one with line breaks (a PEM certificate) in the base64 form,
+     * which the image's import-settings decodes into the setting's file.
      */
-    static String credential(String name, String value) {
+    static String setting(String name, String value) {
         if (value.chars().anyMatch(c -> c < 0x20 || c == 0x7f)) {
-            return "io.systemd.credential.binary:" + name + "="
+            return "dev.sextant.setting.binary:" + name + "="
                     + Base64.getEncoder().encodeToString(value.getBytes(StandardCharsets.UTF_8));
         }
-        return "io.systemd.credential:" + name + "=" + value;
+        return "dev.sextant.setting:" + name + "=" + value;
     }
 
     private String hostForwards() {

@@ -48,7 +48,7 @@ public final class QemuNode implements AutoCloseable {
     public static QemuNode boot(NodeConfig config) throws IOException {
         Path work = Files.createDirectories(config.workDir()).toAbsolutePath().normalize();
         Path vars = work.resolve("OVMF_VARS.fd");
-        Files.copy(config.tools().ovmfVars(), vars, StandardCopyOption.REPLACE_EXISTING);
+        Files.copy(config.firmwareVariables().orElse(config.tools().ovmfVars()), vars, StandardCopyOption.REPLACE_EXISTING);
         Path consoleFile = work.resolve("console.log");
         ConsoleHistory.keepPrevious(consoleFile);
         Path tpmState = config.tpmState().orElse(work.resolve("swtpm/state"));
@@ -64,7 +64,7 @@ public final class QemuNode implements AutoCloseable {
         }
         QemuCommand command = new QemuCommand(config.tools(), config.image().toAbsolutePath(), vars,
                 swtpm.controlSocket(), consoleFile, hostToGuest, config.memoryMiB(), config.cpus(), config.accel(),
-                config.credentials(), config.stateDisk().map(d -> d.toAbsolutePath().normalize()));
+                config.settings(), config.rawOemStrings(), config.stateDisk().map(d -> d.toAbsolutePath().normalize()));
         try {
             Process qemu = ChildProcesses.start(command.arguments(), config.lifetime(), work.resolve("qemu.log"), true);
             return new QemuNode(qemu, swtpm, new ConsoleLog(consoleFile), guestToHost, work, config.lifetime());

@@ -26,15 +26,15 @@ class NodeLaunchTest {
             Path.of("/ovmf/CODE.fd"), Path.of("/ovmf/VARS.fd"));
 
     @Test
-    @DisplayName("boots the node again exactly as first configured: image, TPM state, disk, memory, accelerator, ports, credentials")
+    @DisplayName("boots the node again exactly as first configured: image, TPM state, disk, memory, accelerator, ports, settings")
     void roundTrip() throws Exception {
-        Map<String, String> credentials = new LinkedHashMap<>();
-        credentials.put("sextant.node-name", "worker-0");
-        credentials.put("sextant.ek-ca", "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n");
+        Map<String, String> settings = new LinkedHashMap<>();
+        settings.put("sextant.node-name", "worker-0");
+        settings.put("sextant.ek-ca", "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n");
         NodeConfig first = NodeConfig.of(tools, Path.of("/m/image.raw"), dir, NodeRole.CONTROL_PLANE.guestPorts())
                 .withTpmState(Path.of("/m/worker-0/tpm/state")).withMemoryMiB(1536)
                 .withHostPorts(Map.of(7443, 40000, 7444, 40001, 9090, 40002, 9091, 40003, 6443, 40004))
-                .withStateDisk(Path.of("/m/worker-0/state-disk.raw")).withCredentials(credentials)
+                .withStateDisk(Path.of("/m/worker-0/state-disk.raw")).withSettings(settings)
                 .withAccel(Accel.KVM).withLifetime(Lifetime.DETACHED);
         Path file = dir.resolve("launch.json");
         NodeLaunch.of(first).write(file);

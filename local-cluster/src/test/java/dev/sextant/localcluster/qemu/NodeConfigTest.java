@@ -31,9 +31,9 @@ class NodeConfigTest {
     }
 
     @Test
-    @DisplayName("refuses credential names systemd would not accept")
-    void credentialsAreChecked() {
-        var e = assertThrows(IllegalArgumentException.class, () -> node.withCredentials(Map.of("bad name", "x")));
+    @DisplayName("refuses setting names that are not letters, digits, '.', '_' and '-'")
+    void settingNamesAreChecked() {
+        var e = assertThrows(IllegalArgumentException.class, () -> node.withSettings(Map.of("bad name", "x")));
         assertTrue(e.getMessage().contains("bad name"), e.getMessage());
     }
 }

@@ -63,24 +63,26 @@ class QemuCommandTest {
     }
 
     @Test
-    @DisplayName("passes node settings as systemd credentials in SMBIOS type 11 strings, commas escaped for QEMU")
-    void credentialsAsSmbiosStrings() {
-        List<String> withCredentials = new QemuCommand(tools, Path.of("/img/image.raw"), Path.of("/w/OVMF_VARS.fd"),
+    @DisplayName("passes node settings as Sextant's SMBIOS type 11 strings (never as systemd credentials), commas escaped for QEMU, raw strings after them")
+    void settingsAsSmbiosStrings() {
+        List<String> withSettings = new QemuCommand(tools, Path.of("/img/image.raw"), Path.of("/w/OVMF_VARS.fd"),
                 Path.of("/w/swtpm/swtpm.sock"), Path.of("/w/console.log"), Map.of(), 1536, 2, Accel.TCG,
                 new java.util.LinkedHashMap<>(Map.of("sextant.join-endpoints", "10.0.2.2:4000,10.0.2.2:4001")),
-                java.util.Optional.empty()).arguments();
-        int smbios = withCredentials.indexOf("-smbios");
-        assertEquals("type=11,value=io.systemd.credential:sextant.join-endpoints=10.0.2.2:4000,,10.0.2.2:4001",
-                withCredentials.get(smbios + 1));
-        assertTrue(!String.join(" ", withCredentials).contains("-append"), "nothing goes on the kernel command line");
+                List.of("io.systemd.credential:tmpfiles.extra=w /dev/kmsg - - - - x"), java.util.Optional.empty()).arguments();
+        int smbios = withSettings.indexOf("-smbios");
+        assertEquals("type=11,value=dev.sextant.setting:sextant.join-endpoints=10.0.2.2:4000,,10.0.2.2:4001",
+                withSettings.get(smbios + 1));
+        assertEquals("type=11,value=io.systemd.credential:tmpfiles.extra=w /dev/kmsg - - - - x",
+                withSettings.get(withSettings.lastIndexOf("-smbios") + 1));
+        assertTrue(!String.join(" ", withSettings).contains("-append"), "nothing goes on the kernel command line");
     }
 
     @Test
-    @DisplayName("passes a multi-line credential (the EK CA's PEM) in systemd's base64 form, which survives SMBIOS")
-    void multiLineCredentialAsBinary() {
+    @DisplayName("passes a multi-line setting (the EK CA's PEM) in the base64 form, which survives SMBIOS")
+    void multiLineSettingAsBinary() {
         String pem = "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n";
-        String value = QemuCommand.credential("sextant.ek-ca", pem);
-        assertEquals("io.systemd.credential.binary:sextant.ek-ca="
+        String value = QemuCommand.setting("sextant.ek-ca", pem);
+        assertEquals("dev.sextant.setting.binary:sextant.ek-ca="
                 + java.util.Base64.getEncoder().encodeToString(pem.getBytes(java.nio.charset.StandardCharsets.UTF_8)), value);
     }
 
@@ -89,7 +91,7 @@ class QemuCommandTest {
     void stateDiskIsSecondVirtioDisk() {
         String withDisk = String.join(" ", new QemuCommand(tools, Path.of("/img/image.raw"), Path.of("/w/OVMF_VARS.fd"),
                 Path.of("/w/swtpm/swtpm.sock"), Path.of("/w/console.log"), Map.of(), 1536, 2, Accel.TCG, Map.of(),
-                java.util.Optional.of(Path.of("/w/state-disk.raw"))).arguments());
+                List.of(), java.util.Optional.of(Path.of("/w/state-disk.raw"))).arguments());
         assertTrue(withDisk.contains("-drive file=/w/state-disk.raw,format=raw,if=none,id=d1 -device virtio-blk-pci,drive=d1 "),
                 withDisk);
         assertTrue(withDisk.indexOf("drive=d0,bootindex=1") < withDisk.indexOf("drive=d1"), withDisk);
@@ -101,7 +103,7 @@ class QemuCommandTest {
     void accelerator() {
         assertTrue(line.contains("-accel tcg"), line);
         String kvm = String.join(" ", new QemuCommand(tools, Path.of("/i"), Path.of("/v"), Path.of("/s"), Path.of("/c"),
-                Map.of(), 1536, 2, Accel.KVM, Map.of(), java.util.Optional.empty()).arguments());
+                Map.of(), 1536, 2, Accel.KVM, Map.of(), List.of(), java.util.Optional.empty()).arguments());
         assertTrue(kvm.contains("-accel kvm"), kvm);
     }
 }

@@ -11,8 +11,8 @@ import java.util.Map;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
-@DisplayName("The credentials a mini node boots with")
-class NodeCredentialsTest {
+@DisplayName("The settings a mini node boots with")
+class NodeSettingsTest {
     private final byte[] salt = HexFormat.of().parseHex("00112233445566778899aabbccddeeff");
     private final byte[] secret = "s3cret".getBytes(StandardCharsets.UTF_8);
     private static final String EK_CA = "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n";
@@ -20,16 +20,16 @@ class NodeCredentialsTest {
     @Test
     @DisplayName("give the control plane its name, the init secret's salted hash (never the secret) and the EK CA")
     void controlPlane() throws Exception {
-        Map<String, String> credentials = NodeCredentials.controlPlane("control-plane-0", secret, salt, EK_CA);
+        Map<String, String> settings = NodeSettings.controlPlane("control-plane-0", secret, salt, EK_CA);
         assertEquals(List.of("sextant.node-name", "sextant.init-secret-hash", "sextant.ek-ca"),
-                List.copyOf(credentials.keySet()));
-        assertEquals(EK_CA, credentials.get("sextant.ek-ca"));
-        assertEquals("control-plane-0", credentials.get("sextant.node-name"));
+                List.copyOf(settings.keySet()));
+        assertEquals(EK_CA, settings.get("sextant.ek-ca"));
+        assertEquals("control-plane-0", settings.get("sextant.node-name"));
         MessageDigest sha256 = MessageDigest.getInstance("SHA-256");
         sha256.update(salt);
         String digest = HexFormat.of().formatHex(sha256.digest(secret));
-        assertEquals("sha256:00112233445566778899aabbccddeeff:" + digest, credentials.get("sextant.init-secret-hash"));
-        assertFalse(credentials.values().stream().anyMatch(v -> v.contains("s3cret")));
+        assertEquals("sha256:00112233445566778899aabbccddeeff:" + digest, settings.get("sextant.init-secret-hash"));
+        assertFalse(settings.values().stream().anyMatch(v -> v.contains("s3cret")));
     }
 
     @Test
@@ -37,6 +37,6 @@ class NodeCredentialsTest {
             + " to verify that service with")
     void worker() {
         assertEquals(Map.of("sextant.node-name", "worker-1", "sextant.join-endpoints", "10.0.2.2:41234",
-                "sextant.ek-ca", EK_CA), NodeCredentials.worker("worker-1", 41234, EK_CA));
+                "sextant.ek-ca", EK_CA), NodeSettings.worker("worker-1", 41234, EK_CA));
     }
 }

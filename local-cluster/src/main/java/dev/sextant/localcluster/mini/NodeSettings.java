@@ -7,12 +7,12 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * The systemd credentials a mini node boots with (QEMU passes them as SMBIOS type 11 strings, so
- * they stay off the measured kernel command line and PCR 12 stays zero): its name, on the control
+ * The settings a mini node boots with (QEMU passes them as SMBIOS type 11 strings, so they stay
+ * off the measured kernel command line and PCR 12 stays zero): its name, on the control
  * plane the init secret's salted hash, on a worker where the join service is, and on every node
  * the mini EK CA (public), so a node verifies the join service's TPM as the operator does.
  */
-public final class NodeCredentials {
+public final class NodeSettings {
     public static final String NODE_NAME = "sextant.node-name";
     public static final String INIT_SECRET_HASH = "sextant.init-secret-hash";
     public static final String JOIN_ENDPOINTS = "sextant.join-endpoints";
@@ -21,24 +21,24 @@ public final class NodeCredentials {
     /** QEMU's user network: the guest reaches the host's loopback at this address. */
     public static final String HOST_FROM_GUEST = "10.0.2.2";
 
-    private NodeCredentials() {
+    private NodeSettings() {
     }
 
     public static Map<String, String> controlPlane(String name, byte[] initSecret, byte[] salt, String ekCaPem) {
-        Map<String, String> credentials = new LinkedHashMap<>();
-        credentials.put(NODE_NAME, name);
-        credentials.put(INIT_SECRET_HASH, initSecretHash(salt, initSecret));
-        credentials.put(EK_CA, ekCaPem);
-        return credentials;
+        Map<String, String> settings = new LinkedHashMap<>();
+        settings.put(NODE_NAME, name);
+        settings.put(INIT_SECRET_HASH, initSecretHash(salt, initSecret));
+        settings.put(EK_CA, ekCaPem);
+        return settings;
     }
 
     /** {@code joinHostPort}: the host port forwarded to the control plane's join service. */
     public static Map<String, String> worker(String name, int joinHostPort, String ekCaPem) {
-        Map<String, String> credentials = new LinkedHashMap<>();
-        credentials.put(NODE_NAME, name);
-        credentials.put(JOIN_ENDPOINTS, HOST_FROM_GUEST + ":" + joinHostPort);
-        credentials.put(EK_CA, ekCaPem);
-        return credentials;
+        Map<String, String> settings = new LinkedHashMap<>();
+        settings.put(NODE_NAME, name);
+        settings.put(JOIN_ENDPOINTS, HOST_FROM_GUEST + ":" + joinHostPort);
+        settings.put(EK_CA, ekCaPem);
+        return settings;
     }
 
     /**
