@@ -20,10 +20,10 @@ import java.util.Optional;
 import java.util.concurrent.Callable;
 
 @Command(name = "up",
-        description = "Build (or reuse) the node image, boot a control plane and N workers under QEMU with swtpm TPMs "
-                + "whose EK certificates a local CA signs, verify the control plane over attested TLS, run init, "
-                + "wait for the workers to join and print a summary. The nodes keep running after the command; "
-                + "'sextant mini down' stops them.",
+        description = "Build (or reuse) the node image, boot a control plane under QEMU with a swtpm TPM whose EK "
+                + "certificate a local CA signs, verify it over attested TLS, boot N workers the same way while it "
+                + "runs init, wait for the workers to join and print a summary. The nodes keep running after the "
+                + "command; 'sextant mini down' stops them.",
         footer = "  sextant mini up --workers 1",
         exitCodeList = {" 0:the cluster is up; the summary is printed", " 1:a mini cluster already runs in --dir",
                 " 2:usage error, or the cluster could not come up (the message names the node and its console log)"})

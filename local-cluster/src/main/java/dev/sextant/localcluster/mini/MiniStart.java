@@ -46,21 +46,24 @@ public final class MiniStart {
         Runtime.getRuntime().addShutdownHook(stopOnInterrupt);
         boolean success = false;
         try {
-            // The control plane first: the workers rejoin through its join service.
+            // The control plane first, and the workers once it is back: they rejoin through its join service,
+            // and guests booting at once share the host's cores (the control plane comes back sooner alone).
             NodeComeback comeback = new NodeComeback(layout, progress, recover);
-            List<NodeComeback.PoweredOn> powered = new ArrayList<>();
-            for (MiniState.Node node : controlPlaneFirst(state.nodes())) {
-                powered.add(comeback.powerOn(booted, node, tools));
-            }
             List<Summary.Row> rows = new ArrayList<>();
             Optional<NodeStatusLine> controlPlane = Optional.empty();
-            for (NodeComeback.PoweredOn on : powered) {
-                boolean cp = on.node().role() == NodeRole.CONTROL_PLANE;
-                NodeComeback.Back back = comeback.awaitBack(on, clusterPolicy, cp ? bootTimeout : joinTimeout);
-                summaryOut.accept(back.figure());
-                rows.add(Summary.Row.of(back.name(), back.role(), clusterPolicy.describe(Optional.of(back.outcome())),
-                        back.status()));
-                controlPlane = cp ? Optional.of(back.status()) : controlPlane;
+            for (List<MiniState.Node> wave : waves(state.nodes())) {
+                List<NodeComeback.PoweredOn> powered = new ArrayList<>();
+                for (MiniState.Node node : wave) {
+                    powered.add(comeback.powerOn(booted, node, tools));
+                }
+                for (NodeComeback.PoweredOn on : powered) {
+                    boolean cp = on.node().role() == NodeRole.CONTROL_PLANE;
+                    NodeComeback.Back back = comeback.awaitBack(on, clusterPolicy, cp ? bootTimeout : joinTimeout);
+                    summaryOut.accept(back.figure());
+                    rows.add(Summary.Row.of(back.name(), back.role(), clusterPolicy.describe(Optional.of(back.outcome())),
+                            back.status()));
+                    controlPlane = cp ? Optional.of(back.status()) : controlPlane;
+                }
             }
             booted.update(booted.state().withPhase(MiniState.UP));
             success = true;
@@ -80,9 +83,9 @@ public final class MiniStart {
         }
     }
 
-    static List<MiniState.Node> controlPlaneFirst(List<MiniState.Node> nodes) {
-        List<MiniState.Node> ordered = new ArrayList<>(nodes.stream().filter(n -> n.role() == NodeRole.CONTROL_PLANE).toList());
-        ordered.addAll(nodes.stream().filter(n -> n.role() != NodeRole.CONTROL_PLANE).toList());
-        return ordered;
+    /** The order nodes are powered on in: the control planes, then, once those are back, the workers. */
+    static List<List<MiniState.Node>> waves(List<MiniState.Node> nodes) {
+        return List.of(nodes.stream().filter(n -> n.role() == NodeRole.CONTROL_PLANE).toList(),
+                nodes.stream().filter(n -> n.role() != NodeRole.CONTROL_PLANE).toList());
     }
 }
