@@ -17,6 +17,7 @@ import java.net.InetSocketAddress;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -35,12 +36,16 @@ import java.util.function.Consumer;
  * it ({@link RecordVerifier}), never merely the sender address a message carries.
  *
  * <p>Every view change makes every member re-announce its own entry (a newcomer learns everything,
- * a healed partition re-merges), again once the view has settled, and periodically after that.
+ * a healed partition re-merges) and periodically after that. Members install a view at different
+ * moments, and an announcement that reaches a member before it counts the sender as a member is
+ * dropped (by JGroups or by the table), so the announcement alone can miss the slowest members. Each
+ * member therefore also asks, once it has installed a view, every member it holds no entry for to
+ * announce to it directly: a message without payload, answered by a unicast of the announcement.
+ * Whoever installs a view last pulls what it missed; whatever a member sends after that reaches it.
  */
 public final class GossipNode implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(GossipNode.class);
     static final String GROUP = "sextant-discovery";
-    private static final long[] SETTLE_DELAYS_MS = {1000, 3000};
 
     /**
      * @param nodeName        the node's name (JGroups' logical name, for logs)
@@ -66,6 +71,8 @@ public final class GossipNode implements AutoCloseable {
     private final Object publishLock = new Object();
     private long version;
     private Set<EndpointRecord> own = Set.of();
+    /** This node's signed announcement of {@link #own}; null before the first publish. */
+    private byte[] announcement;
     private SortedSet<EndpointRecord> lastReported = new TreeSet<>();
 
     private GossipNode(Config config, byte[] groupKey, MemberCredentials credentials,
@@ -123,6 +130,7 @@ public final class GossipNode implements AutoCloseable {
             // saw from this node name, also from before this node restarted.
             version = Math.max(version + 1, System.currentTimeMillis());
             own = Set.copyOf(records);
+            announcement = signer.encode(version, own);
             table.offer(channel.getAddress(), config.nodeName(), version, own);
         }
         worker.execute(() -> {
@@ -152,19 +160,38 @@ public final class GossipNode implements AutoCloseable {
         return channel.getProtocolStack().getTransport().getMessageStats().getNumBytesSent();
     }
 
-    private void announce() {
+    /** To the group ({@code to} null) or to one member; nothing before the first publish. */
+    private void announce(Address to) {
         byte[] payload;
         synchronized (publishLock) {
-            if (version == 0) {
-                return;
-            }
-            payload = signer.encode(version, own);
+            payload = announcement;
+        }
+        if (payload == null) {
+            return;
         }
         try {
-            channel.send(new BytesMessage(null, payload));
+            channel.send(new BytesMessage(to, payload));
         } catch (Exception e) {
-            LOG.warn("Discovery: announcing own records failed, retried in {} s: {}",
+            LOG.warn("Discovery: announcing own records to {} failed, retried in {} s: {}", to == null ? "the group" : to,
                     config.reannounce().toSeconds(), e.toString());
+        }
+    }
+
+    private void announce() {
+        announce(null);
+    }
+
+    /** Asks each member this node holds no entry for to announce to it (see the class comment). */
+    private void requestMissing() {
+        for (Address member : table.membersWithoutEntry()) {
+            if (member.equals(channel.getAddress())) {
+                continue;
+            }
+            try {
+                channel.send(new BytesMessage(member));
+            } catch (Exception e) {
+                LOG.warn("Discovery: asking {} for its records failed: {}", member, e.toString());
+            }
         }
     }
 
@@ -203,15 +230,9 @@ public final class GossipNode implements AutoCloseable {
             }
             worker.execute(() -> {
                 announce();
+                requestMissing();
                 report();
             });
-            // Members install a new view (a merge above all) at slightly different times, and a member drops
-            // messages from a sender it does not yet count as a member. Repeating the (idempotent)
-            // announcement once the view has settled everywhere keeps a healed partition from waiting
-            // for the periodic re-announce.
-            for (long delay : SETTLE_DELAYS_MS) {
-                worker.schedule(GossipNode.this::announce, delay, TimeUnit.MILLISECONDS);
-            }
         }
 
         @Override
@@ -220,10 +241,17 @@ public final class GossipNode implements AutoCloseable {
             if (sender == null || sender.equals(channel.getAddress())) {
                 return;
             }
+            if (msg.getLength() == 0) {
+                // A member that installed a view without our entry asks for it. Only key holders reach
+                // this point (the group is sealed), and the answer is what we multicast anyway.
+                if (!worker.isShutdown()) {
+                    worker.execute(() -> announce(sender));
+                }
+                return;
+            }
             try {
-                RecordVerifier.Verified a = verifier.verify(msg.getArray() == null ? new byte[0]
-                        : java.util.Arrays.copyOfRange(msg.getArray(), msg.getOffset(), msg.getOffset() + msg.getLength()),
-                        ipOf(sender));
+                RecordVerifier.Verified a = verifier.verify(
+                        Arrays.copyOfRange(msg.getArray(), msg.getOffset(), msg.getOffset() + msg.getLength()), ipOf(sender));
                 if (table.offer(sender, a.nodeName(), a.version(), a.records()) && !worker.isShutdown()) {
                     worker.execute(GossipNode.this::report);
                 }

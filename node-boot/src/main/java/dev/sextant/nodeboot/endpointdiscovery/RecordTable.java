@@ -44,6 +44,13 @@ public final class RecordTable<O> {
         return entries.keySet().retainAll(members);
     }
 
+    /** Current members this table holds no entry for (this node itself too, before it publishes). */
+    public synchronized Set<O> membersWithoutEntry() {
+        Set<O> missing = new HashSet<>(members);
+        missing.removeAll(entries.keySet());
+        return missing;
+    }
+
     /**
      * Offers an owner's entry, signed by {@code nodeName}; returns true if the resolved view may have
      * changed. Refused (false): an owner that is not a member; a version older than the newest

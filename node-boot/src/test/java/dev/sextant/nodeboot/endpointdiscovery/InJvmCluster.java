@@ -106,11 +106,14 @@ final class InJvmCluster implements AutoCloseable {
         return nodes.stream().mapToLong(GossipNode::bytesSent).toArray();
     }
 
-    /** Starts member {@code i} again after {@link #kill}: a fresh JChannel (new identity) on the same port. */
-    void restart(int i) throws Exception {
+    /** Starts the next member (one at a time, in order) and publishes its record; returns once it is a member. */
+    GossipNode startNext() throws Exception {
+        int i = nodes.size();
         GossipNode node = GossipNode.start(config(i), groupKey, members.controlPlane("m" + i), r -> { }, stack);
         node.publish(Set.of(record(i)));
-        nodes.set(i, node);
+        all.add(record(i));
+        nodes.add(node);
+        return node;
     }
 
     @Override

@@ -45,6 +45,18 @@ class RecordTableTest {
     }
 
     @Test
+    @DisplayName("the members it holds no entry for are the ones a node asks to announce to it; an entry, even an empty one, ends the asking")
+    void membersWithoutEntry() {
+        RecordTable<String> table = new RecordTable<>();
+        table.retainMembers(List.of("a", "b", "c"));
+        table.offer("a", "node-a", 1, Set.of(A1));
+        table.offer("b", "node-b", 1, Set.of());
+        assertEquals(Set.of("c"), table.membersWithoutEntry());
+        table.retainMembers(List.of("a", "d"));
+        assertEquals(Set.of("d"), table.membersWithoutEntry(), "c left, d joined");
+    }
+
+    @Test
     @DisplayName("one name published by several owners resolves to all their addresses, sorted")
     void unionOfOwners() {
         RecordTable<String> table = new RecordTable<>();
