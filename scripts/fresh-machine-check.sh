@@ -90,6 +90,14 @@ chmod 755 "$root/usr/sbin/policy-rc.d"
 # faster on this disk).
 echo force-unsafe-io >"$root/etc/dpkg/dpkg.cfg.d/fresh-machine-unsafe-io"
 cp /etc/resolv.conf "$root/etc/resolv.conf"
+# The network's own trust, as a fresh machine on this network has it: a site CA in Debian's place for
+# them (here the sandbox's egress CA, which re-signs Maven Central's certificate). Copied before setup.sh
+# installs ca-certificates and the JDK, whose trust stores are built from it. Without it the chroot's
+# Maven passed only while the host's build had already downloaded every artifact into the shared cache.
+if compgen -G "/usr/local/share/ca-certificates/*.crt" >/dev/null; then
+  mkdir -p "$root/usr/local/share/ca-certificates"
+  cp /usr/local/share/ca-certificates/*.crt "$root/usr/local/share/ca-certificates/"
+fi
 mount -t proc proc "$root/proc" && mounts+=("$root/proc")
 mount -t sysfs sys "$root/sys" && mounts+=("$root/sys")
 mount --bind /dev "$root/dev" && mounts+=("$root/dev")
