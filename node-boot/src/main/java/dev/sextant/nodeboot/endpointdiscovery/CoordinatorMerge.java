@@ -1,29 +1,39 @@
 package dev.sextant.nodeboot.endpointdiscovery;
 
+import org.jgroups.Address;
+import org.jgroups.EmptyMessage;
 import org.jgroups.Event;
+import org.jgroups.Message;
+import org.jgroups.PhysicalAddress;
+import org.jgroups.View;
+import org.jgroups.ViewId;
 import org.jgroups.conf.ClassConfigurator;
 import org.jgroups.protocols.MERGE3;
 
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
+import java.util.HashMap;
+import java.util.Map;
 
 /**
- * MERGE3 whose rounds at rest are mostly the coordinators'. Over TCP (no IP multicast) every MERGE3
- * round is a discovery to the seeds, answered with every member they know, then an INFO to each
- * member found; stock MERGE3 runs it on every member at one rate, so at rest each member paid
- * O(members) per round and each seed O(members^2). Here a coordinator keeps the configured rate
- * (its INFO stands for its whole subgroup); any other member keeps that rate for
- * {@value #FAST_ROUNDS_AFTER_VIEW} rounds after each view it installs and then sends
- * {@value #MEMBER_SLOWDOWN} times less often, but never stops: a member that missed a view change
- * (a joiner left in its first view while the rest of the group merged, seen in CI under load) is
- * found only by an INFO that carries its stale view id, because no coordinator's view shows it.
+ * MERGE3 whose rounds only coordinators run, plus an answer from members that hear of another view.
+ *
+ * <p>Over TCP (no IP multicast) every MERGE3 round is a discovery, answered with every member known,
+ * then an INFO to each member found; stock MERGE3 runs it on every member, so at rest each member paid
+ * O(members) per round and the seeds O(members^2) (members sending at a quarter of the rate still cost
+ * eight times the rest traffic of coordinators alone at ten members). A subgroup is represented by its
+ * coordinator's view, and only a coordinator can start a merge, so coordinators' rounds suffice to
+ * find subgroups.
+ *
+ * <p>They do not suffice to find a member that missed a view: one that never installed a merge view
+ * (seen in CI: a joiner left in its first view while the nine others merged) is a member in everyone
+ * else's view, no coordinator's INFO shows it, and it sends none. But it receives the coordinators'
+ * INFOs, which carry a view id other than its own; it answers such an INFO with its own, so the
+ * coordinator's consistency check sees its stale view and merges it back. At most once per sender
+ * and round interval, so two members with different views cannot keep each other answering; at rest
+ * (one view everywhere) a member sends nothing.
  */
 final class CoordinatorMerge extends MERGE3 {
     /** JGroups keys headers by protocol ID; a subclass needs its own, from the range left to applications. */
     static final short PROTOCOL_ID = 1902;
-    /** Views are missed around joins and merges, so right after a view a member reports at the full rate. */
-    static final int FAST_ROUNDS_AFTER_VIEW = 3;
-    static final int MEMBER_SLOWDOWN = 4;
 
     static {
         if (ClassConfigurator.getProtocolId(CoordinatorMerge.class) == 0) {
@@ -31,42 +41,42 @@ final class CoordinatorMerge extends MERGE3 {
         }
     }
 
-    private long fullRateMin;
-    private long fullRateMax;
-    private Future<?> slowDown;
+    /** When this member last answered each sender (millis); cleared with every view. */
+    private final Map<Address, Long> answered = new HashMap<>();
 
-    @Override
-    public void init() throws Exception {
-        super.init();
-        fullRateMin = min_interval;
-        fullRateMax = max_interval;
-    }
-
-    /** MERGE3 restarts every member's INFO rounds on a view change; this sets how often they come. */
     @Override
     public Object down(Event evt) {
         Object result = super.down(evt);
         if (evt.getType() == Event.VIEW_CHANGE) {
-            pace();
+            synchronized (answered) {
+                answered.clear();
+            }
+            if (isCoord()) {
+                startInfoSender();
+            } else {
+                stopInfoSender();
+            }
         }
         return result;
     }
 
-    private synchronized void pace() {
-        if (slowDown != null) {
-            slowDown.cancel(false);
-            slowDown = null;
+    @Override
+    protected void addInfo(Address sender, ViewId viewId, String logicalName, PhysicalAddress physicalAddr) {
+        super.addInfo(sender, viewId, logicalName, physicalAddr);
+        View current = view;
+        if (isCoord() || current == null || sender.equals(local_addr) || current.getViewId().equals(viewId)) {
+            return;
         }
-        setRate(1);
-        if (!isCoord()) {
-            slowDown = timer.schedule(() -> setRate(MEMBER_SLOWDOWN), FAST_ROUNDS_AFTER_VIEW * fullRateMax,
-                    TimeUnit.MILLISECONDS);
+        long now = System.currentTimeMillis();
+        synchronized (answered) {
+            Long last = answered.get(sender);
+            if (last != null && now - last < min_interval) {
+                return;
+            }
+            answered.put(sender, now);
         }
-    }
-
-    /** The INFO sender reads both bounds for each next round. */
-    private synchronized void setRate(int slowdown) {
-        min_interval = fullRateMin * slowdown;
-        max_interval = fullRateMax * slowdown;
+        // To the sender's address, which super.addInfo just gave the transport from the INFO itself.
+        Message info = new EmptyMessage(sender).putHeader(getId(), createInfo()).setFlag(Message.TransientFlag.DONT_BLOCK);
+        down_prot.down(info);
     }
 }

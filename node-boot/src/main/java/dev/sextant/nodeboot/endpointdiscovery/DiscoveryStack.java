@@ -58,8 +58,8 @@ final class DiscoveryStack {
         ping.returnEntireCache(true);
         ping.sendCacheOnJoin(true);
         MERGE3 merge = new CoordinatorMerge();
-        // Coordinators run these rounds (a discovery to the seeds, one INFO per member found) at this
-        // rate, other members at it just after a view and four times less often at rest (CoordinatorMerge).
+        // Only coordinators run these rounds (a discovery to the seeds, one INFO per member found), so
+        // at rest one member pays O(members) per round and the others nothing (CoordinatorMerge).
         // Rounds every failure timeout or two let a start-up split or a healed partition wait 30-60 s for
         // its merge; a quarter to half of it bounds that by about 10 s at the 12 s default.
         merge.setMinInterval(Math.max(1000, timeout / 4));
