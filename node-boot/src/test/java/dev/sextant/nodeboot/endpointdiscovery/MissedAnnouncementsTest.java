@@ -22,9 +22,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 @DisplayName("A member that missed the announcements")
 class MissedAnnouncementsTest {
-    /** The periodic re-announce of {@link InJvmCluster#config}; the pull must not wait for it. */
-    static final Duration REANNOUNCE = Duration.ofSeconds(30);
-
     /** On top of the stack: drops every announcement multicast to this member, delivers everything else. */
     static final class LoseMulticastAnnouncements extends Protocol {
         final LongAdder lost = new LongAdder();
@@ -72,10 +69,10 @@ class MissedAnnouncementsTest {
             victimPort.set(cluster.ports.get(3));
             GossipNode victim = cluster.startNext();
 
+            // Well inside the 30 s periodic re-announce (InJvmCluster#config), which would also fill the gap.
             long took = NetnsCluster.await(Duration.ofSeconds(10), cluster::converged);
             assertTrue(took >= 0, () -> "the member that lost the multicasts has " + victim.records() + ":\n" + cluster.state());
             assertTrue(loss.lost.sum() > 0, "no multicast announcement was lost, so nothing was tested");
-            assertTrue(took < REANNOUNCE.toMillis());
         }
     }
 }
