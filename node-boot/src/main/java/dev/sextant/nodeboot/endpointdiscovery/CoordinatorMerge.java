@@ -1,14 +1,13 @@
 package dev.sextant.nodeboot.endpointdiscovery;
 
 import org.jgroups.Address;
-import org.jgroups.EmptyMessage;
 import org.jgroups.Event;
-import org.jgroups.Message;
 import org.jgroups.PhysicalAddress;
 import org.jgroups.View;
 import org.jgroups.ViewId;
 import org.jgroups.conf.ClassConfigurator;
 import org.jgroups.protocols.MERGE3;
+import org.jgroups.protocols.PingData;
 
 import java.util.HashMap;
 import java.util.Map;
@@ -75,8 +74,7 @@ final class CoordinatorMerge extends MERGE3 {
             }
             answered.put(sender, now);
         }
-        // To the sender's address, which super.addInfo just gave the transport from the INFO itself.
-        Message info = new EmptyMessage(sender).putHeader(getId(), createInfo()).setFlag(Message.TransientFlag.DONT_BLOCK);
-        down_prot.down(info);
+        // MERGE3's own INFO path, to the physical address the INFO carried.
+        sendInfoMessage(new PingData(sender, true, logicalName, physicalAddr));
     }
 }

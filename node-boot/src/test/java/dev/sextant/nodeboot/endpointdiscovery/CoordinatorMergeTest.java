@@ -2,7 +2,9 @@ package dev.sextant.nodeboot.endpointdiscovery;
 
 import org.jgroups.Address;
 import org.jgroups.EmptyMessage;
+import org.jgroups.Event;
 import org.jgroups.Message;
+import org.jgroups.PhysicalAddress;
 import org.jgroups.ViewId;
 import org.jgroups.protocols.MERGE3;
 import org.jgroups.stack.Protocol;
@@ -88,8 +90,9 @@ class CoordinatorMergeTest {
             Thread.sleep(5_000);
             assertEquals(0, atCoordinator.from(m1), "INFOs from a member that holds the coordinator's view");
 
-            member.up(infoFrom(m0, new ViewId(m0, 999)));
-            member.up(infoFrom(m0, new ViewId(m0, 1000)));
+            PhysicalAddress m0Physical = (PhysicalAddress) coordinator.down(new Event(Event.GET_PHYSICAL_ADDRESS, m0));
+            member.up(infoFrom(m0, m0Physical, new ViewId(m0, 999)));
+            member.up(infoFrom(m0, m0Physical, new ViewId(m0, 1000)));
             assertTrue(NetnsCluster.await(Duration.ofSeconds(5), () -> atCoordinator.from(m1) > 0) >= 0,
                     "m1 did not answer an INFO of another view");
             Thread.sleep(500);
@@ -97,9 +100,10 @@ class CoordinatorMergeTest {
         }
     }
 
-    private static Message infoFrom(Address sender, ViewId view) {
+    /** An INFO as a coordinator's round sends it: its view id, logical name and physical address. */
+    private static Message infoFrom(Address sender, PhysicalAddress physical, ViewId view) {
         return new EmptyMessage().setSrc(sender)
-                .putHeader(CoordinatorMerge.PROTOCOL_ID, MERGE3.MergeHeader.createInfo(view, "m0", null));
+                .putHeader(CoordinatorMerge.PROTOCOL_ID, MERGE3.MergeHeader.createInfo(view, "m0", physical));
     }
 
     private static int indexOf(List<Protocol> protocols, Class<?> type) {
