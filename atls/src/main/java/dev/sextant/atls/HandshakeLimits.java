@@ -16,10 +16,13 @@ public record HandshakeLimits(int perSource, int workers, int queued) {
     }
 
     /**
-     * A node's or join service's server: a TPM quote takes 10 to 50 ms, so 32 queued tasks wait at
-     * most about a second; 4 per source is more than any honest caller (init, verify, join) opens.
+     * A node's or join service's server: a TPM quote takes 10 to 50 ms, and a worker spends most of
+     * a handshake waiting for it; workers that wait together share the next quote (the attester
+     * batches), so 8 workers make batches of up to 8 rather than 4 times the TPM work of 2. 32 queued
+     * tasks wait at most about a second; 4 per source is more than any honest caller (init, verify,
+     * join) opens.
      */
     public static HandshakeLimits defaults() {
-        return new HandshakeLimits(4, 2, 32);
+        return new HandshakeLimits(4, 8, 32);
     }
 }

@@ -8,7 +8,9 @@
  * node's VerifyService answer, is refused, so evidence cannot be relayed between contexts. The
  * verifier's nonce is the TLS random it chose itself: ClientHello.random for the server's evidence, ServerHello.random for the
  * client's. Both are fresh and already bound into the transcript that CertificateVerify signs, so
- * the evidence cannot be replayed into another connection. Verification runs inside the trust
+ * the evidence cannot be replayed into another connection. Handshakes that wait for the TPM
+ * together share its next quote, each document carrying the path from its own qualification to the
+ * quoted root ({@link dev.sextant.attestation.QuoteBatch}). Verification runs inside the trust
  * manager, so a bad peer fails the handshake and never reaches a service method. Resumption is
  * off: a resumed session would skip minting and verification and report the old peer's state.
  *

@@ -1,5 +1,6 @@
 package dev.sextant.atls;
 
+import dev.sextant.tpm.attest.TpmAttester;
 import dev.sextant.tpmmanufacturer.testkit.Swtpm;
 import io.netty.handler.ssl.SslContext;
 
@@ -18,11 +19,12 @@ import java.util.function.LongSupplier;
  */
 public final class AtlsBench {
     /**
-     * One configuration; {@code attestations} counts evidence produced, to rule out resumption;
+     * One configuration; {@code attestations} counts evidence produced, to rule out resumption, and
+     * {@code quotes} the quotes signed for it (fewer when concurrent handshakes shared one);
      * {@code baseline} names the plain row it is compared with (null: it is a baseline).
      */
     record Variant(String name, String baseline, SslContext server, SslContext client, LongSupplier attestations,
-                   AutoCloseable resources) implements AutoCloseable {
+                   LongSupplier quotes, AutoCloseable resources) implements AutoCloseable {
         @Override
         public void close() throws Exception { resources.close(); }
     }
@@ -49,8 +51,10 @@ public final class AtlsBench {
             try (variant; HandshakeLoop loop = new HandshakeLoop(variant.server(), variant.client())) {
                 warmUp(loop, warmup, threads);
                 long before = variant.attestations().getAsLong();
+                long quotesBefore = variant.quotes().getAsLong();
                 HandshakeLoop.Result r = loop.run(measure, threads);
                 long attested = variant.attestations().getAsLong() - before;
+                long quoted = variant.quotes().getAsLong() - quotesBefore;
                 if (variant.baseline() == null) {
                     baselines.put(variant.name(), r.perSecond());
                 }
@@ -61,6 +65,7 @@ public final class AtlsBench {
                         String.format("%.2f", r.cpuMillisPerHandshake() - r.jitMillisPerHandshake()),
                         Long.toString(r.failures()),
                         r.handshakes() == 0 ? "-" : String.format("%.2f", (double) attested / r.handshakes()),
+                        r.handshakes() == 0 ? "-" : String.format("%.2f", (double) quoted / r.handshakes()),
                         String.format("%.3f", r.perSecond() / base)});
                 System.out.printf("  done: %s%n", variant.name());
             }
@@ -92,33 +97,53 @@ public final class AtlsBench {
         String oneWay = "plain TLS 1.3 one-way: static server cert, client pins it";
         String mutual = "plain TLS 1.3 mutual: static certs, each side pins the other's";
         PlainContexts plainOneWay = new PlainContexts(false);
-        variants.add(new Variant(oneWay, null, plainOneWay.server, plainOneWay.client, () -> 0, () -> {}));
+        variants.add(new Variant(oneWay, null, plainOneWay.server, plainOneWay.client, () -> 0, () -> 0, () -> {}));
         SoftwareEvidence server = new SoftwareEvidence("bench-server");
         variants.add(new Variant("aTLS one-way: server mints + software TPM attests, client verifies", oneWay,
                 AtlsContexts.server(server.attester, null), AtlsContexts.client(null, server.verifier),
-                () -> server.attester.calls.get(), () -> {}));
+                () -> server.attester.calls.get(), server.node::quotes, () -> {}));
         if (Swtpm.onPath("swtpm") && Swtpm.onPath("swtpm_setup")) {
             SwtpmEvidence tpm = new SwtpmEvidence();
             variants.add(new Variant("aTLS one-way: server mints + swtpm quotes, client verifies", oneWay,
                     AtlsContexts.server(tpm.attester, null), AtlsContexts.client(null, tpm.verifier),
-                    () -> tpm.attester.calls.get(), tpm));
+                    () -> tpm.attester.calls.get(), tpm.tpmAttester::quotes, tpm));
         } else {
             System.out.println("SKIPPED swtpm variant: swtpm/swtpm_setup not on PATH (scripts/setup.sh)");
         }
         PlainContexts plainMutual = new PlainContexts(true);
-        variants.add(new Variant(mutual, null, plainMutual.server, plainMutual.client, () -> 0, () -> {}));
+        variants.add(new Variant(mutual, null, plainMutual.server, plainMutual.client, () -> 0, () -> 0, () -> {}));
         SoftwareEvidence client = new SoftwareEvidence("bench-client");
         variants.add(new Variant("aTLS mutual: both mint + software TPM attests, both verify", mutual,
                 AtlsContexts.server(server.attester, client.verifier), AtlsContexts.client(client.attester, server.verifier),
-                () -> server.attester.calls.get() + client.attester.calls.get(), () -> {}));
+                () -> server.attester.calls.get() + client.attester.calls.get(),
+                () -> server.node.quotes() + client.node.quotes(), () -> {}));
+        if (Swtpm.onPath("swtpm") && Swtpm.onPath("swtpm_setup")) {
+            variants.add(swtpmMutual("aTLS mutual: both mint + swtpm quotes, one quote per handshake (before batching)",
+                    mutual, 1));
+            variants.add(swtpmMutual("aTLS mutual: both mint + swtpm quotes, waiting handshakes share one", mutual,
+                    TpmAttester.MAX_BATCH));
+        }
         return variants;
     }
 
+    /** Server and client each with their own swtpm, whose CPU counts (HandshakeLoop). */
+    private static Variant swtpmMutual(String name, String baseline, int maxBatch) throws Exception {
+        SwtpmEvidence server = new SwtpmEvidence(maxBatch);
+        SwtpmEvidence client = new SwtpmEvidence(maxBatch);
+        return new Variant(name, baseline, AtlsContexts.server(server.attester, client.verifier),
+                AtlsContexts.client(client.attester, server.verifier),
+                () -> server.attester.calls.get() + client.attester.calls.get(),
+                () -> server.tpmAttester.quotes() + client.tpmAttester.quotes(), () -> {
+                    server.close();
+                    client.close();
+                });
+    }
+
     private static void print(List<String[]> rows) {
-        System.out.printf("%n%-70s %8s %9s %9s %9s %5s %9s %8s%n", "variant", "hs/s", "CPU ms/hs", "JIT ms/hs",
-                "-JIT", "fail", "attest/hs", "vs plain of same shape");
+        System.out.printf("%n%-70s %8s %9s %9s %9s %5s %9s %9s %8s%n", "variant", "hs/s", "CPU ms/hs", "JIT ms/hs",
+                "-JIT", "fail", "attest/hs", "quotes/hs", "vs plain of same shape");
         for (String[] r : rows) {
-            System.out.printf("%-70s %8s %9s %9s %9s %5s %9s %8s%n", (Object[]) r);
+            System.out.printf("%-70s %8s %9s %9s %9s %5s %9s %9s %8s%n", (Object[]) r);
         }
     }
 }

@@ -109,8 +109,14 @@ final class HandshakeLoop implements AutoCloseable {
         }
     }
 
+    /**
+     * This JVM's CPU plus that of its running child processes (the swtpm instances of the swtpm
+     * variants), so a quote costs the same whether the TPM runs in-process or beside it.
+     */
     private static long processCpuNanos() {
-        return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
+        long children = ProcessHandle.current().children()
+                .mapToLong(p -> p.info().totalCpuDuration().map(java.time.Duration::toNanos).orElse(0L)).sum();
+        return children + ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
                 .getProcessCpuTime();
     }
 

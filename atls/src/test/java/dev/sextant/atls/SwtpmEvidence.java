@@ -28,9 +28,14 @@ final class SwtpmEvidence implements AutoCloseable {
     final Counting.CountingVerifier verifier;
 
     SwtpmEvidence() throws Exception {
+        this(TpmAttester.MAX_BATCH);
+    }
+
+    /** {@code maxBatch} 1: a quote per handshake, as before quotes were batched. */
+    SwtpmEvidence(int maxBatch) throws Exception {
         tpm = Swtpm.provisioned();
         try {
-            tpmAttester = new TpmAttester(tpm.client(), NO_EVENT_LOG);
+            tpmAttester = new TpmAttester(tpm.client(), NO_EVENT_LOG, maxBatch);
         } catch (Exception e) {
             tpm.close();
             throw e;

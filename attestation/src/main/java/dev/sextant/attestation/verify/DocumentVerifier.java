@@ -1,6 +1,7 @@
 package dev.sextant.attestation.verify;
 
 import dev.sextant.attestation.Qualification;
+import dev.sextant.attestation.QuoteBatch;
 import com.google.protobuf.InvalidProtocolBufferException;
 import dev.sextant.attestation.Purpose;
 import dev.sextant.attestation.eventlog.EventLogMismatch;
@@ -14,12 +15,15 @@ import dev.sextant.attestation.tpmstructures.TpmsAttest;
 import dev.sextant.attestation.tpmstructures.TpmtPublic;
 import dev.sextant.attestation.tpmstructures.TpmtSignature;
 import dev.sextant.proto.v1.AttestationDocument;
+import dev.sextant.proto.v1.BatchStep;
 import dev.sextant.proto.v1.Quote;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.security.MessageDigest;
 import java.security.PublicKey;
+import java.util.List;
+import java.util.Optional;
 import java.util.SortedMap;
 
 /**
@@ -34,10 +38,12 @@ import java.util.SortedMap;
  *       insecure any-AK mode, which logs a WARN [UNTRUSTED_AK];</li>
  *   <li>a SHA-256 quote is present and its TPMS_ATTEST / TPMT_SIGNATURE parse as a quote [MALFORMED];</li>
  *   <li>the signature over the raw TPMS_ATTEST verifies with the AK (Part 3 §18.4) [BAD_SIGNATURE];</li>
- *   <li>extraData (Part 2 §10.12.12) is not {@link Qualification#of} another purpose, this nonce and
- *       the document's user_data [WRONG_PURPOSE];</li>
+ *   <li>the batch path has at most {@value QuoteBatch#MAX_DEPTH} steps of SHA-256 hashes [MALFORMED];</li>
+ *   <li>extraData (Part 2 §10.12.12) is not the {@link QuoteBatch} root that the batch path leads to
+ *       from {@link Qualification#of} another purpose, this nonce and the document's user_data [WRONG_PURPOSE];</li>
  *   <li>document user_data equals the expected user data [KEY_BINDING];</li>
- *   <li>extraData equals {@link Qualification#of} the demanded purpose, nonce and user_data [NONCE_MISMATCH];</li>
+ *   <li>extraData is the root the batch path leads to from {@link Qualification#of} the demanded
+ *       purpose, nonce and user_data (without a path: that qualification itself) [NONCE_MISMATCH];</li>
  *   <li>selection is all 24 SHA-256 PCRs and the values digest to pcrDigest [PCR_DIGEST_MISMATCH];</li>
  *   <li>event log, if present, parses [MALFORMED] and replays to the quoted PCRs (PFP §10.2) [EVENT_LOG_MISMATCH];</li>
  *   <li>measurements: every enforced PCR matches [PCR_MISMATCH]; warnOnly mismatches become warnings.</li>
@@ -163,16 +169,25 @@ public final class DocumentVerifier implements AttestationVerifier {
     /**
      * Purpose first: a quote made for another context is a relay whatever data it binds. Then
      * user_data, so that "made for another TLS key" is told apart from "made for another nonce".
+     * The leaf is always computed here, never taken from the document, so a batch path can only
+     * lead from this handshake's own qualification to the signed root.
      */
     private static void checkFreshness(AttestationDocument doc, TpmsAttest attest, Purpose purpose, byte[] nonce,
             byte[] userData) throws AttestationRejected {
+        List<BatchStep> path = doc.getBatchPathList();
+        Optional<String> defect = QuoteBatch.defect(path);
+        if (defect.isPresent()) {
+            throw new AttestationRejected(Reason.MALFORMED, defect.get());
+        }
         byte[] docUserData = doc.getUserData().toByteArray();
         // Part 2 §10.12.12: extraData is the qualifyingData the caller passed to TPM2_Quote.
         byte[] extraData = attest.extraData();
-        boolean forThisPurpose = MessageDigest.isEqual(extraData, Qualification.of(purpose, nonce, docUserData));
+        boolean forThisPurpose = MessageDigest.isEqual(extraData,
+                QuoteBatch.rootOf(Qualification.of(purpose, nonce, docUserData), path));
         if (!forThisPurpose) {
             for (Purpose other : Purpose.values()) {
-                if (other != purpose && MessageDigest.isEqual(extraData, Qualification.of(other, nonce, docUserData))) {
+                if (other != purpose && MessageDigest.isEqual(extraData,
+                        QuoteBatch.rootOf(Qualification.of(other, nonce, docUserData), path))) {
                     throw new AttestationRejected(Reason.WRONG_PURPOSE, "the quote was made for purpose \"" + other
                             + "\", not \"" + purpose + "\" (evidence relayed from another context)");
                 }

@@ -2,13 +2,17 @@ package dev.sextant.attestation.testkit;
 
 import com.google.protobuf.ByteString;
 import dev.sextant.attestation.Purpose;
+import dev.sextant.attestation.issue.AttestationException;
 import dev.sextant.attestation.issue.Attester;
+import dev.sextant.attestation.issue.QuoteBatcher;
 import dev.sextant.attestation.policy.ExpectedValue;
 import dev.sextant.attestation.policy.Measurements;
 import dev.sextant.attestation.tpmstructures.TpmAlg;
 import dev.sextant.attestation.tpmstructures.TpmsAttest;
 import dev.sextant.attestation.tpmstructures.TpmWriter;
 import dev.sextant.attestation.Qualification;
+import dev.sextant.attestation.QuoteBatch;
+import dev.sextant.proto.v1.BatchStep;
 import dev.sextant.proto.v1.AttestationDocument;
 import dev.sextant.proto.v1.Quote;
 
@@ -17,6 +21,7 @@ import java.security.GeneralSecurityException;
 import java.security.KeyPair;
 import java.security.Signature;
 import java.security.cert.X509Certificate;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.SortedMap;
 import java.util.TreeMap;
@@ -25,7 +30,8 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * Signs TPMS_ATTEST quotes "like a TPM" with an in-memory RSA-2048 AK over chosen PCR values, with
  * EK and AK certificates from a {@link TestPki}. Keys, certificates, PCRs and the event log are made
- * once in the constructor, so {@link #attest} costs one RSA signature. Thread-safe.
+ * once in the constructor, so a quote costs one RSA signature. Thread-safe, and batched like the
+ * real attester: concurrent requests share a quote through the same {@link QuoteBatcher}.
  */
 public final class SoftwareTpmAttester implements Attester {
     private static final byte[] STALE_NONCE = "a nonce from an earlier handshake".getBytes(StandardCharsets.UTF_8);
@@ -36,6 +42,7 @@ public final class SoftwareTpmAttester implements Attester {
     private final KeyPair ak;
     private final SoftwareTpmState state;
     private final AtomicLong clock = new AtomicLong(1_000);
+    private final QuoteBatcher<Quote> batcher = new QuoteBatcher<>(64, this::quote);
 
     /** A valid attester with {@link SoftwareTpmOptions#defaults()} and a fresh CA. */
     public SoftwareTpmAttester() {
@@ -74,7 +81,48 @@ public final class SoftwareTpmAttester implements Attester {
                 : purpose == Purpose.VERIFY ? Purpose.ATLS_SERVER : Purpose.VERIFY;
         byte[] boundData = options.has(Mutation.OTHER_USER_DATA) ? OTHER_USER_DATA : userData;
         byte[] usedNonce = options.has(Mutation.STALE_NONCE) ? STALE_NONCE : nonce;
-        byte[] attest = quoteInfo(Qualification.of(usedPurpose, usedNonce, boundData));
+        QuoteBatcher.Batched<Quote> batched;
+        try {
+            batched = batcher.quote(Qualification.of(usedPurpose, usedNonce, boundData));
+        } catch (AttestationException e) {
+            throw new IllegalStateException("the software TPM does not fail", e);
+        }
+        return document(batched.quote(), batched.path(), boundData);
+    }
+
+    private AttestationDocument document(Quote quote, List<BatchStep> path, byte[] boundData) {
+        return AttestationDocument.newBuilder()
+                .setVariant(options.has(Mutation.WRONG_VARIANT) ? "other-variant" : options.variant().id())
+                .setAkPublic(ByteString.copyFrom(state.akPublic()))
+                .addQuotes(quote)
+                .addAllBatchPath(path)
+                .setEventLog(ByteString.copyFrom(state.eventLog()))
+                .setEkCertificate(ByteString.copyFrom(state.ekCertificate()))
+                .setAkCertificate(ByteString.copyFrom(state.akCertificate()))
+                .setUserData(ByteString.copyFrom(boundData))
+                .build();
+    }
+
+    /**
+     * One quote over the batch of {@code nonces} (one request each, same purpose and user data), as
+     * the batcher makes it when these requests wait together: document i carries the path from
+     * request i's qualification to the quoted root.
+     */
+    public List<AttestationDocument> attestTogether(Purpose purpose, List<byte[]> nonces, byte[] userData) {
+        QuoteBatch tree = QuoteBatch.of(nonces.stream().map(n -> Qualification.of(purpose, n, userData)).toList());
+        Quote quote = quote(tree.root());
+        List<AttestationDocument> documents = new ArrayList<>();
+        for (int i = 0; i < nonces.size(); i++) {
+            documents.add(document(quote, tree.path(i), userData));
+        }
+        return documents;
+    }
+
+    /** Quotes signed so far (fewer than documents when concurrent requests shared them). */
+    public long quotes() { return batcher.quotes(); }
+
+    private Quote quote(byte[] qualifyingData) {
+        byte[] attest = quoteInfo(qualifyingData);
         byte[] signature = sign(attest);
         if (options.has(Mutation.FLIP_SIGNATURE)) {
             signature[signature.length - 7] ^= 0x10;
@@ -82,15 +130,7 @@ public final class SoftwareTpmAttester implements Attester {
         Quote.Builder quote = Quote.newBuilder().setHashAlgorithm(TpmAlg.SHA256)
                 .setAttest(ByteString.copyFrom(attest)).setSignature(ByteString.copyFrom(signature));
         state.reportedPcrs().forEach((pcr, v) -> quote.putPcrs(pcr, ByteString.copyFrom(v)));
-        return AttestationDocument.newBuilder()
-                .setVariant(options.has(Mutation.WRONG_VARIANT) ? "other-variant" : options.variant().id())
-                .setAkPublic(ByteString.copyFrom(state.akPublic()))
-                .addQuotes(quote)
-                .setEventLog(ByteString.copyFrom(state.eventLog()))
-                .setEkCertificate(ByteString.copyFrom(state.ekCertificate()))
-                .setAkCertificate(ByteString.copyFrom(state.akCertificate()))
-                .setUserData(ByteString.copyFrom(boundData))
-                .build();
+        return quote.build();
     }
 
     /** TPMS_ATTEST of type TPM_ST_ATTEST_QUOTE (TPM 2.0 Part 2, §10.12.12). */

@@ -52,7 +52,7 @@ class QuoteExportTest {
         }
     }
 
-    private static int checkquote(QuoteExport.Exported e, Path dir) throws Exception {
+    static int checkquote(QuoteExport.Exported e, Path dir) throws Exception {
         Process p = new ProcessBuilder("tpm2_checkquote", "-u", e.akPub().toString(), "-m", e.message().toString(),
                 "-s", e.signature().toString(), "-f", e.pcrs().toString(), "-g", "sha256", "-q", e.qualifyingDataHex())
                 .redirectErrorStream(true).redirectOutput(dir.resolve("checkquote.log").toFile()).start();
@@ -104,7 +104,7 @@ class QuoteExportTest {
         assertNotEquals(0, checkquote(other, dir));
     }
 
-    private static String log(Path dir) {
+    static String log(Path dir) {
         try {
             return String.join("\n", List.of(Files.readString(dir.resolve("checkquote.log"))));
         } catch (Exception ex) {

@@ -4,6 +4,7 @@ import dev.sextant.attestation.Purpose;
 import dev.sextant.attestation.issue.AttestationException;
 import dev.sextant.attestation.tpmstructures.TpmAlg;
 import dev.sextant.attestation.Qualification;
+import dev.sextant.attestation.QuoteBatch;
 import dev.sextant.proto.v1.AttestationDocument;
 import dev.sextant.proto.v1.Quote;
 import dev.sextant.tpm.NvIndices;
@@ -58,7 +59,9 @@ class TpmAttesterTest {
         Quote q = doc.getQuotes(0);
         assertEquals(TpmAlg.SHA256, q.getHashAlgorithm());
         QuotedPcrDigest fields = QuotedPcrDigest.parse(q.getAttest().toByteArray());
-        assertArrayEquals(Qualification.of(Purpose.ATLS_SERVER, nonce, userData), fields.extraData());
+        // Alone, the qualification itself; when it shared the quote, the batch root its path leads to.
+        assertArrayEquals(QuoteBatch.rootOf(Qualification.of(Purpose.ATLS_SERVER, nonce, userData), doc.getBatchPathList()),
+                fields.extraData());
         TreeMap<Integer, byte[]> pcrs = new TreeMap<>();
         q.getPcrsMap().forEach((k, v) -> pcrs.put(k, v.toByteArray()));
         assertEquals(24, pcrs.size());
@@ -109,7 +112,7 @@ class TpmAttesterTest {
     }
 
     @Test
-    @DisplayName("attest() from 8 threads at once yields 8 sound documents, each for its own nonce")
+    @DisplayName("attest() from 8 threads at once yields 8 sound documents, each leading from its own nonce to its quote")
     void concurrent() throws Exception {
         ExecutorService pool = Executors.newFixedThreadPool(8);
         try {
