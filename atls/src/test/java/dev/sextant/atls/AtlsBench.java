@@ -43,36 +43,51 @@ public final class AtlsBench {
         List<String[]> rows = new ArrayList<>();
         java.util.Map<String, Double> baselines = new java.util.HashMap<>();
         String only = System.getProperty("bench.only", "");
-        for (Variant variant : variants()) {
-            if (!variant.name().contains(only)) {
-                variant.close();
-                continue;
-            }
-            try (variant; HandshakeLoop loop = new HandshakeLoop(variant.server(), variant.client())) {
-                warmUp(loop, warmup, threads);
-                long before = variant.attestations().getAsLong();
-                long quotesBefore = variant.quotes().getAsLong();
-                HandshakeLoop.Result r = loop.run(measure, threads);
-                long attested = variant.attestations().getAsLong() - before;
-                long quoted = variant.quotes().getAsLong() - quotesBefore;
-                if (variant.baseline() == null) {
-                    baselines.put(variant.name(), r.perSecond());
+        List<Variant> variants = variants();
+        try {
+            for (Variant variant : variants) {
+                if (variant.name().contains(only)) {
+                    rows.add(measure(variant, warmup, measure, threads, baselines));
                 }
-                double base = variant.baseline() == null ? r.perSecond() : baselines.get(variant.baseline());
-                rows.add(new String[] {variant.name(), String.format("%.1f", r.perSecond()),
-                        String.format("%.2f", r.cpuMillisPerHandshake()),
-                        String.format("%.2f", r.jitMillisPerHandshake()),
-                        String.format("%.2f", r.cpuMillisPerHandshake() - r.jitMillisPerHandshake()),
-                        Long.toString(r.failures()),
-                        r.handshakes() == 0 ? "-" : String.format("%.2f", (double) attested / r.handshakes()),
-                        r.handshakes() == 0 ? "-" : String.format("%.2f", (double) quoted / r.handshakes()),
-                        String.format("%.3f", r.perSecond() / base)});
-                System.out.printf("  done: %s%n", variant.name());
+            }
+        } finally {
+            for (Variant variant : variants) { // the swtpm variants' processes outlive a failed run otherwise
+                try {
+                    variant.close();
+                } catch (Exception e) {
+                    System.err.printf("closing %s: %s%n", variant.name(), e);
+                }
             }
         }
         print(rows);
         SoftwareEvidence node = new SoftwareEvidence("micro");
         MicroCosts.print(Math.max(1, measure / 3), node.attester, node.verifier);
+    }
+
+    /** One row; the ratio column is "-" when the variant's baseline was filtered out. */
+    private static String[] measure(Variant variant, double warmup, double measure, int threads,
+            java.util.Map<String, Double> baselines) throws Exception {
+        try (HandshakeLoop loop = new HandshakeLoop(variant.server(), variant.client())) {
+            warmUp(loop, warmup, threads);
+            long before = variant.attestations().getAsLong();
+            long quotesBefore = variant.quotes().getAsLong();
+            HandshakeLoop.Result r = loop.run(measure, threads);
+            long attested = variant.attestations().getAsLong() - before;
+            long quoted = variant.quotes().getAsLong() - quotesBefore;
+            if (variant.baseline() == null) {
+                baselines.put(variant.name(), r.perSecond());
+            }
+            Double base = variant.baseline() == null ? Double.valueOf(r.perSecond()) : baselines.get(variant.baseline());
+            System.out.printf("  done: %s%n", variant.name());
+            return new String[] {variant.name(), String.format("%.1f", r.perSecond()),
+                    String.format("%.2f", r.cpuMillisPerHandshake()),
+                    String.format("%.2f", r.jitMillisPerHandshake()),
+                    String.format("%.2f", r.cpuMillisPerHandshake() - r.jitMillisPerHandshake()),
+                    Long.toString(r.failures()),
+                    r.handshakes() == 0 ? "-" : String.format("%.2f", (double) attested / r.handshakes()),
+                    r.handshakes() == 0 ? "-" : String.format("%.2f", (double) quoted / r.handshakes()),
+                    base == null ? "-" : String.format("%.3f", r.perSecond() / base)};
+        }
     }
 
     /**
