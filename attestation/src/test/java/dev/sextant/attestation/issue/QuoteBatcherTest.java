@@ -1,6 +1,7 @@
 package dev.sextant.attestation.issue;
 
 import dev.sextant.attestation.QuoteBatch;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
@@ -8,6 +9,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -19,6 +21,13 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class QuoteBatcherTest {
+    private final ExecutorService pool = Executors.newCachedThreadPool();
+
+    @AfterEach
+    void stopThreads() {
+        pool.shutdownNow();
+    }
+
     /** A TPM double that records what it was asked to quote and can be held busy. */
     private static final class HeldTpm implements QuoteBatcher.Quoter<byte[]> {
         final List<byte[]> quoted = new CopyOnWriteArrayList<>();
@@ -68,29 +77,16 @@ class QuoteBatcherTest {
     void waitingRequestsShareOneQuote() throws Exception {
         HeldTpm tpm = new HeldTpm();
         QuoteBatcher<byte[]> batcher = new QuoteBatcher<>(64, tpm);
-        ExecutorService pool = Executors.newCachedThreadPool();
-        try {
-            Future<QuoteBatcher.Batched<byte[]>> first = pool.submit(() -> batcher.quote(leaf(0)));
-            awaitQuotes(tpm, 1);
-            List<Future<QuoteBatcher.Batched<byte[]>>> waiting = new ArrayList<>();
-            for (int i = 1; i <= 5; i++) {
-                int n = i;
-                waiting.add(pool.submit(() -> batcher.quote(leaf(n))));
-            }
-            awaitWaiting(batcher, 5);
-            tpm.hold = false;
-            tpm.release.countDown();
 
-            assertArrayEquals(leaf(0), first.get(10, TimeUnit.SECONDS).quote());
-            for (int i = 1; i <= 5; i++) {
-                QuoteBatcher.Batched<byte[]> batched = waiting.get(i - 1).get(10, TimeUnit.SECONDS);
-                assertArrayEquals(batched.quote(), QuoteBatch.rootOf(leaf(i), batched.path()), "request " + i);
-            }
-            assertEquals(2, batcher.quotes());
-            assertEquals(2, tpm.quoted.size());
-        } finally {
-            pool.shutdownNow();
+        List<Future<QuoteBatcher.Batched<byte[]>>> requests = oneQuotingAndQueuedBehind(batcher, tpm, 5);
+
+        assertArrayEquals(leaf(0), requests.get(0).get(10, TimeUnit.SECONDS).quote());
+        for (int i = 1; i <= 5; i++) {
+            QuoteBatcher.Batched<byte[]> batched = requests.get(i).get(10, TimeUnit.SECONDS);
+            assertArrayEquals(batched.quote(), QuoteBatch.rootOf(leaf(i), batched.path()), "request " + i);
         }
+        assertEquals(2, batcher.quotes());
+        assertEquals(2, tpm.quoted.size());
     }
 
     @Test
@@ -98,26 +94,11 @@ class QuoteBatcherTest {
     void respectsMaxBatch() throws Exception {
         HeldTpm tpm = new HeldTpm();
         QuoteBatcher<byte[]> batcher = new QuoteBatcher<>(2, tpm);
-        ExecutorService pool = Executors.newCachedThreadPool();
-        try {
-            Future<?> first = pool.submit(() -> batcher.quote(leaf(0)));
-            awaitQuotes(tpm, 1);
-            List<Future<QuoteBatcher.Batched<byte[]>>> waiting = new ArrayList<>();
-            for (int i = 1; i <= 5; i++) {
-                int n = i;
-                waiting.add(pool.submit(() -> batcher.quote(leaf(n))));
-            }
-            awaitWaiting(batcher, 5);
-            tpm.hold = false;
-            tpm.release.countDown();
-            first.get(10, TimeUnit.SECONDS);
-            for (Future<QuoteBatcher.Batched<byte[]>> f : waiting) {
-                assertTrue(f.get(10, TimeUnit.SECONDS).path().size() <= 1);
-            }
-            assertEquals(4, batcher.quotes()); // 1 + ceil(5 / 2)
-        } finally {
-            pool.shutdownNow();
+
+        for (Future<QuoteBatcher.Batched<byte[]>> f : oneQuotingAndQueuedBehind(batcher, tpm, 5)) {
+            assertTrue(f.get(10, TimeUnit.SECONDS).path().size() <= 1);
         }
+        assertEquals(4, batcher.quotes()); // 1 + ceil(5 / 2)
     }
 
     @Test
@@ -126,27 +107,33 @@ class QuoteBatcherTest {
         HeldTpm tpm = new HeldTpm();
         tpm.failWith = "TPM_RC_FAILURE";
         QuoteBatcher<byte[]> batcher = new QuoteBatcher<>(64, tpm);
-        ExecutorService pool = Executors.newCachedThreadPool();
-        try {
-            Future<?> first = pool.submit(() -> batcher.quote(leaf(0)));
-            awaitQuotes(tpm, 1);
-            Future<?> second = pool.submit(() -> batcher.quote(leaf(1)));
-            Future<?> third = pool.submit(() -> batcher.quote(leaf(2)));
-            awaitWaiting(batcher, 2);
-            tpm.hold = false;
-            tpm.release.countDown();
 
-            for (Future<?> f : List.of(first, second, third)) {
-                java.util.concurrent.ExecutionException e = assertThrows(java.util.concurrent.ExecutionException.class,
-                        () -> f.get(10, TimeUnit.SECONDS));
-                assertEquals("TPM_RC_FAILURE", e.getCause().getMessage());
-            }
-            assertEquals(2, tpm.quoted.size());
-            tpm.failWith = null;
-            assertArrayEquals(leaf(3), batcher.quote(leaf(3)).quote());
-        } finally {
-            pool.shutdownNow();
+        for (Future<QuoteBatcher.Batched<byte[]>> f : oneQuotingAndQueuedBehind(batcher, tpm, 2)) {
+            ExecutionException e = assertThrows(ExecutionException.class, () -> f.get(10, TimeUnit.SECONDS));
+            assertEquals("TPM_RC_FAILURE", e.getCause().getMessage());
         }
+        assertEquals(2, tpm.quoted.size());
+        tpm.failWith = null;
+        assertArrayEquals(leaf(3), batcher.quote(leaf(3)).quote());
+    }
+
+    /**
+     * Request 0 finds the TPM idle and is held inside its quote; requests 1..{@code queued} arrive
+     * meanwhile and wait; then the TPM is let go. Returns the requests in that order.
+     */
+    private List<Future<QuoteBatcher.Batched<byte[]>>> oneQuotingAndQueuedBehind(QuoteBatcher<byte[]> batcher,
+            HeldTpm tpm, int queued) throws InterruptedException {
+        List<Future<QuoteBatcher.Batched<byte[]>>> requests = new ArrayList<>();
+        requests.add(pool.submit(() -> batcher.quote(leaf(0))));
+        awaitQuotes(tpm, 1);
+        for (int i = 1; i <= queued; i++) {
+            int n = i;
+            requests.add(pool.submit(() -> batcher.quote(leaf(n))));
+        }
+        awaitWaiting(batcher, queued);
+        tpm.hold = false;
+        tpm.release.countDown();
+        return requests;
     }
 
     private static void awaitWaiting(QuoteBatcher<?> batcher, int n) throws InterruptedException {
