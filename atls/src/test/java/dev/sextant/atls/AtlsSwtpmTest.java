@@ -9,6 +9,15 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -40,6 +49,64 @@ class AtlsSwtpmTest {
             assertArrayEquals(client.node.akName(), reply.clientAkSeenByService());
             assertArrayEquals(swtpm.akName(), reply.serverStateSeenByClient().map(AttestedState::akName).orElseThrow());
         }
+    }
+
+    @Test
+    @DisplayName("handshakes that reach the server while its TPM is busy share the next quote, and every client verifies the server")
+    void waitingHandshakesShareOneQuote() throws Exception {
+        int clients = 4;
+        ExecutorService callers = Executors.newFixedThreadPool(clients);
+        CountDownLatch held = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        Thread busy = new Thread(() -> { // another user of the TPM, mid-command
+            try {
+                swtpm.tpm.client().exclusive(() -> {
+                    held.countDown();
+                    return release.await(30, TimeUnit.SECONDS);
+                });
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        try (GrpcPair pair = new GrpcPair(AtlsContexts.server(swtpm.attester, null), false, HandshakeLimits.defaults())) {
+            long quotesBefore = swtpm.tpmAttester.quotes();
+            busy.start();
+            held.await();
+            List<Future<GrpcPair.Reply>> calls = new ArrayList<>();
+            for (int i = 0; i < clients; i++) {
+                calls.add(callers.submit(() -> pair.call(AtlsContexts.client(null, swtpm.verifier))));
+            }
+            awaitHandshakesWaitingForTheTpm(clients);
+            release.countDown();
+
+            for (Future<GrpcPair.Reply> call : calls) {
+                GrpcPair.Reply reply = call.get(30, TimeUnit.SECONDS);
+                assertArrayEquals(swtpm.akName(), reply.serverStateSeenByClient().map(AttestedState::akName).orElseThrow());
+            }
+            // The first handshake was quoted alone once the TPM was free, the three behind it together.
+            assertEquals(2, swtpm.tpmAttester.quotes() - quotesBefore);
+        } finally {
+            release.countDown();
+            callers.shutdownNow();
+        }
+    }
+
+    /** Until {@code n} handshake workers wait in the attester: one for the TPM, the others for its next quote. */
+    private static void awaitHandshakesWaitingForTheTpm(int n) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        long waiting = 0;
+        while (System.nanoTime() < deadline) {
+            waiting = Thread.getAllStackTraces().entrySet().stream()
+                    .filter(e -> e.getKey().getName().startsWith("atls-handshake-")
+                            && e.getKey().getState() == Thread.State.WAITING
+                            && Arrays.stream(e.getValue()).anyMatch(f -> f.getClassName().endsWith("QuoteBatcher")))
+                    .count();
+            if (waiting == n) {
+                return;
+            }
+            Thread.sleep(5);
+        }
+        assertEquals(n, waiting, "handshake workers waiting for the TPM");
     }
 
     @Test

@@ -35,9 +35,18 @@ final class GrpcPair implements AutoCloseable {
     private final Server server;
 
     GrpcPair(SslContext serverContext, boolean attestationRequired) throws IOException {
-        server = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0))
-                .sslContext(serverContext)
-                .addService(ServerInterceptors.intercept(service, new AtlsServerInterceptor(attestationRequired)))
+        this(NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0)).sslContext(serverContext),
+                attestationRequired);
+    }
+
+    /** A server as nodes and the join service run theirs: handshake work on the bounded pool of {@code limits}. */
+    GrpcPair(SslContext serverContext, boolean attestationRequired, HandshakeLimits limits) throws IOException {
+        this(AtlsServers.secure(NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0)), serverContext,
+                limits), attestationRequired);
+    }
+
+    private GrpcPair(NettyServerBuilder builder, boolean attestationRequired) throws IOException {
+        server = builder.addService(ServerInterceptors.intercept(service, new AtlsServerInterceptor(attestationRequired)))
                 .build()
                 .start();
     }
