@@ -46,7 +46,10 @@ public final class TpmAttester implements Attester, AutoCloseable {
     private final CreatedPrimary ak;
     private final byte[] ekCertificate;
     private final byte[] akCertificate;
-    private final QuoteBatcher<Quote> batcher;
+    private final QuoteBatcher<Quoted> batcher;
+
+    /** One quote and the event log read right after it: every document the quote serves carries both. */
+    private record Quoted(Quote quote, ByteString eventLog) {}
 
     /** Uses {@code client} (not closed by {@link #close()}) and the default event log path. */
     public TpmAttester(TpmClient client) throws AttestationException {
@@ -64,7 +67,8 @@ public final class TpmAttester implements Attester, AutoCloseable {
 
     private TpmAttester(TpmClient client, Path eventLog, int maxBatch, boolean ownsClient) throws AttestationException {
         this.client = client;
-        this.batcher = new QuoteBatcher<>(maxBatch, root -> client.exclusive(() -> quoteConsistently(root)));
+        this.batcher = new QuoteBatcher<>(maxBatch,
+                root -> new Quoted(client.exclusive(() -> quoteConsistently(root)), ByteString.copyFrom(readEventLog())));
         this.ownsClient = ownsClient;
         this.eventLog = eventLog;
         try {
@@ -124,13 +128,13 @@ public final class TpmAttester implements Attester, AutoCloseable {
 
     @Override
     public AttestationDocument attest(Purpose purpose, byte[] nonce, byte[] userData) throws AttestationException {
-        QuoteBatcher.Batched<Quote> batched = batcher.quote(Qualification.of(purpose, nonce, userData));
+        QuoteBatcher.Batched<Quoted> batched = batcher.quote(Qualification.of(purpose, nonce, userData));
         return AttestationDocument.newBuilder()
                 .setVariant(Variant.QEMU_VTPM.id())
                 .setAkPublic(ByteString.copyFrom(ak.tpmtPublic()))
-                .addQuotes(batched.quote())
+                .addQuotes(batched.quote().quote())
                 .addAllBatchPath(batched.path())
-                .setEventLog(ByteString.copyFrom(readEventLog()))
+                .setEventLog(batched.quote().eventLog())
                 .setEkCertificate(ByteString.copyFrom(ekCertificate))
                 .setAkCertificate(ByteString.copyFrom(akCertificate))
                 .setUserData(ByteString.copyFrom(userData))
