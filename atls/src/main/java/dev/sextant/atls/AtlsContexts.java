@@ -36,7 +36,7 @@ public final class AtlsContexts {
         CertificateMinter minter = CertificateMinter.createDefault();
         SslContextBuilder builder = SslContextBuilder
                 .forServer(new AttestingKeyManager(minter, attesterOrNull, VARIANT))
-                .trustManager(trustManager(minter, verifierOrNull))
+                .trustManager(trustManager(verifierOrNull))
                 .clientAuth(verifierOrNull == null ? ClientAuth.NONE : ClientAuth.REQUIRE);
         return build(builder);
     }
@@ -49,14 +49,14 @@ public final class AtlsContexts {
         CertificateMinter minter = CertificateMinter.createDefault();
         SslContextBuilder builder = SslContextBuilder.forClient()
                 .keyManager(new AttestingKeyManager(minter, attesterOrNull, VARIANT))
-                .trustManager(trustManager(minter, verifierOrNull))
+                .trustManager(trustManager(verifierOrNull))
                 // The peer's identity is its attested AK, not a host name: self-signed aTLS certs carry none.
                 .endpointIdentificationAlgorithm(null);
         return build(builder);
     }
 
-    private static VerifyingTrustManager trustManager(CertificateMinter minter, AttestationVerifier verifier) {
-        return new VerifyingTrustManager(verifier, VARIANT, minter.provider(), Clock.systemUTC());
+    private static VerifyingTrustManager trustManager(AttestationVerifier verifier) {
+        return new VerifyingTrustManager(verifier, VARIANT, Clock.systemUTC());
     }
 
     private static SslContext build(SslContextBuilder builder) throws SSLException {

@@ -15,22 +15,26 @@ import org.bouncycastle.asn1.x509.TBSCertificate;
 import org.bouncycastle.asn1.x509.Time;
 import org.bouncycastle.asn1.x9.X9ObjectIdentifiers;
 import org.bouncycastle.cert.X509CertificateHolder;
+import org.bouncycastle.crypto.Digest;
+import org.bouncycastle.crypto.digests.SHA256Digest;
+import org.bouncycastle.crypto.digests.SHA384Digest;
+import org.bouncycastle.crypto.digests.SHA512Digest;
+import org.bouncycastle.crypto.params.AsymmetricKeyParameter;
+import org.bouncycastle.crypto.params.ECPublicKeyParameters;
+import org.bouncycastle.crypto.signers.DSADigestSigner;
+import org.bouncycastle.crypto.signers.ECDSASigner;
+import org.bouncycastle.crypto.util.PublicKeyFactory;
 import org.bouncycastle.operator.jcajce.JcaContentVerifierProviderBuilder;
 
-import java.security.KeyFactory;
-import java.security.Provider;
-import java.security.PublicKey;
-import java.security.Signature;
-import java.security.SignatureException;
 import java.security.cert.CertificateEncodingException;
 import java.security.cert.X509Certificate;
-import java.security.spec.X509EncodedKeySpec;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.Date;
 import java.util.Map;
+import java.util.function.Supplier;
 import java.util.regex.Pattern;
 
 /**
@@ -43,19 +47,19 @@ record PeerEvidence(byte[] document, byte[] spkiHash) {
     private static final Pattern GENERALIZED_TIME = Pattern.compile("[0-9]{14}Z");
     private static final DateTimeFormatter SECONDS =
             DateTimeFormatter.ofPattern("uuuuMMddHHmmss'Z'").withZone(ZoneOffset.UTC);
-    private static final Map<ASN1ObjectIdentifier, String> ECDSA = Map.of(
-            X9ObjectIdentifiers.ecdsa_with_SHA256, "SHA256withECDSA",
-            X9ObjectIdentifiers.ecdsa_with_SHA384, "SHA384withECDSA",
-            X9ObjectIdentifiers.ecdsa_with_SHA512, "SHA512withECDSA");
+    private static final Map<ASN1ObjectIdentifier, Supplier<Digest>> ECDSA = Map.of(
+            X9ObjectIdentifiers.ecdsa_with_SHA256, SHA256Digest::new,
+            X9ObjectIdentifiers.ecdsa_with_SHA384, SHA384Digest::new,
+            X9ObjectIdentifiers.ecdsa_with_SHA512, SHA512Digest::new);
 
-    static PeerEvidence extract(X509Certificate[] chain, Variant variant, Provider bc, Clock clock)
+    static PeerEvidence extract(X509Certificate[] chain, Variant variant, Clock clock)
             throws AttestationRejected {
         if (chain == null || chain.length != 1) {
             throw malformed("expected exactly one self-signed certificate, got "
                     + (chain == null ? 0 : chain.length), null);
         }
         X509CertificateHolder holder = parse(chain[0]);
-        if (!holder.getIssuer().equals(holder.getSubject()) || !selfSignatureValid(holder, bc)) {
+        if (!holder.getIssuer().equals(holder.getSubject()) || !selfSignatureValid(holder)) {
             throw malformed("the certificate is not self-signed by its own key", null);
         }
         if (!validAt(holder, clock.instant())) {
@@ -129,41 +133,50 @@ record PeerEvidence(byte[] document, byte[] spkiHash) {
     }
 
     /**
-     * One ECDSA verification of the certificate's signature with its own key. BouncyCastle's
-     * {@code JcaContentVerifierProviderBuilder} verifies an ECDSA signature twice (its "raw"
-     * verifier repeats the check to release PKCS#11 sessions) and parses the certificate a second
-     * time to get the key: that was about a third of the aTLS handshake's Java time. Other
-     * algorithms than ECDSA (aTLS mints only ECDSA) still take BouncyCastle's general path.
+     * One ECDSA verification of the certificate's signature with its own key, with BouncyCastle's
+     * lightweight classes. BouncyCastle's {@code JcaContentVerifierProviderBuilder} verifies an ECDSA
+     * signature twice (its "raw" verifier repeats the check to release PKCS#11 sessions) and parses
+     * the certificate a second time to get the key: that was about a third of the aTLS handshake's
+     * Java time; and a JCA provider for the key and signature would cost start-up what
+     * {@link CertificateMinter} avoids. Other algorithms than ECDSA (aTLS mints only ECDSA) take the
+     * general path through the JDK's own providers.
      */
-    private static boolean selfSignatureValid(X509CertificateHolder holder, Provider bc) throws AttestationRejected {
+    private static boolean selfSignatureValid(X509CertificateHolder holder) throws AttestationRejected {
         Certificate certificate = holder.toASN1Structure();
         AlgorithmIdentifier algorithm = certificate.getSignatureAlgorithm();
-        String jcaName = ECDSA.get(algorithm.getAlgorithm());
-        if (jcaName == null) {
-            return otherAlgorithmValid(holder, bc);
+        Supplier<Digest> digest = ECDSA.get(algorithm.getAlgorithm());
+        if (digest == null) {
+            return otherAlgorithmValid(holder);
         }
         // RFC 5280 §4.1.1.2: the signed algorithm must equal the outer one (BouncyCastle checks this too).
         if (!algorithm.equals(certificate.getTBSCertificate().getSignature())) {
             return false;
         }
+        AsymmetricKeyParameter key;
         try {
-            PublicKey key = KeyFactory.getInstance("EC", bc)
-                    .generatePublic(new X509EncodedKeySpec(holder.getSubjectPublicKeyInfo().getEncoded()));
-            Signature signature = Signature.getInstance(jcaName, bc);
-            signature.initVerify(key);
-            signature.update(certificate.getTBSCertificate().getEncoded(ASN1Encoding.DER));
-            return signature.verify(certificate.getSignature().getOctets());
-        } catch (SignatureException undecodable) { // a signature that does not even decode does not verify
-            return false;
+            key = PublicKeyFactory.createKey(holder.getSubjectPublicKeyInfo());
         } catch (Exception e) { // bad keys and unknown curves come as assorted types
+            throw malformed("the certificate's key cannot be read", e);
+        }
+        if (!(key instanceof ECPublicKeyParameters)) {
+            throw malformed("the certificate is signed with ECDSA but its key is not an EC key", null);
+        }
+        try {
+            DSADigestSigner signature = new DSADigestSigner(new ECDSASigner(), digest.get());
+            signature.init(false, key);
+            byte[] signed = certificate.getTBSCertificate().getEncoded(ASN1Encoding.DER);
+            signature.update(signed, 0, signed.length);
+            // A signature that does not even decode does not verify: verifySignature says false.
+            return signature.verifySignature(certificate.getSignature().getOctets());
+        } catch (Exception e) {
             throw malformed("the certificate's signature cannot be checked", e);
         }
     }
 
-    private static boolean otherAlgorithmValid(X509CertificateHolder holder, Provider bc) throws AttestationRejected {
+    private static boolean otherAlgorithmValid(X509CertificateHolder holder) throws AttestationRejected {
         try {
-            return holder.isSignatureValid(new JcaContentVerifierProviderBuilder().setProvider(bc).build(holder));
-        } catch (Exception e) { // BC signals unknown algorithms and bad keys with assorted types
+            return holder.isSignatureValid(new JcaContentVerifierProviderBuilder().build(holder));
+        } catch (Exception e) { // unknown algorithms and bad keys come as assorted types
             throw malformed("the certificate's signature cannot be checked", e);
         }
     }

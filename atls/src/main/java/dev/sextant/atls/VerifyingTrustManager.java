@@ -13,7 +13,6 @@ import javax.net.ssl.SSLEngine;
 import javax.net.ssl.SSLSession;
 import javax.net.ssl.X509ExtendedTrustManager;
 import java.net.Socket;
-import java.security.Provider;
 import java.security.cert.CertificateException;
 import java.security.cert.X509Certificate;
 import java.time.Clock;
@@ -30,13 +29,11 @@ final class VerifyingTrustManager extends X509ExtendedTrustManager implements Re
 
     private final AttestationVerifier verifier; // null: accept any peer certificate
     private final Variant variant;
-    private final Provider bc;
     private final Clock clock;
 
-    VerifyingTrustManager(AttestationVerifier verifier, Variant variant, Provider bc, Clock clock) {
+    VerifyingTrustManager(AttestationVerifier verifier, Variant variant, Clock clock) {
         this.verifier = verifier;
         this.variant = variant;
-        this.bc = bc;
         this.clock = clock;
     }
 
@@ -64,7 +61,7 @@ final class VerifyingTrustManager extends X509ExtendedTrustManager implements Re
             throw new CertificateException("aTLS needs the OPENSSL provider: no TLS random");
         }
         try {
-            PeerEvidence evidence = PeerEvidence.extract(chain, variant, bc, clock);
+            PeerEvidence evidence = PeerEvidence.extract(chain, variant, clock);
             AttestedState state = verifier.verify(evidence.document(), purpose, ownNonce.get(), evidence.spkiHash());
             record(engine, state);
         } catch (AttestationRejected rejected) {

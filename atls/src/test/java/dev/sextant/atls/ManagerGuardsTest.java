@@ -25,7 +25,7 @@ class ManagerGuardsTest {
         throw new AssertionError("must not be reached");
     };
     private final VerifyingTrustManager trustManager =
-            new VerifyingTrustManager(countingVerifier, Variant.QEMU_VTPM, minter.provider(), Clock.systemUTC());
+            new VerifyingTrustManager(countingVerifier, Variant.QEMU_VTPM, Clock.systemUTC());
 
     @Test
     @DisplayName("the trust manager refuses callers that give no engine, since there is no TLS random to check against")

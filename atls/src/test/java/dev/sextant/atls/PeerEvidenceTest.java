@@ -3,17 +3,23 @@ package dev.sextant.atls;
 import dev.sextant.attestation.Variant;
 import dev.sextant.attestation.verify.AttestationRejected;
 import dev.sextant.attestation.verify.Reason;
-import org.bouncycastle.jce.provider.BouncyCastleProvider;
+import org.bouncycastle.asn1.x500.X500Name;
+import org.bouncycastle.cert.jcajce.JcaX509CertificateConverter;
+import org.bouncycastle.cert.jcajce.JcaX509v3CertificateBuilder;
+import org.bouncycastle.operator.jcajce.JcaContentSignerBuilder;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
+import java.math.BigInteger;
 import java.security.KeyPair;
+import java.security.KeyPairGenerator;
 import java.security.SecureRandom;
 import java.security.cert.X509Certificate;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
+import java.util.Date;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -24,9 +30,8 @@ class PeerEvidenceTest {
     private static final Variant VARIANT = Variant.QEMU_VTPM;
     private static final byte[] DOCUMENT = {1, 2, 3, 4};
 
-    private final BouncyCastleProvider bc = new BouncyCastleProvider();
     private final Clock now = Clock.fixed(Instant.parse("2026-11-22T03:00:00Z"), ZoneOffset.UTC);
-    private final CertificateMinter minter = new CertificateMinter(bc, new SecureRandom(), now);
+    private final CertificateMinter minter = new CertificateMinter(new SecureRandom(), now);
 
     @Test
     @DisplayName("is the extension's document, bound to SHA-256 of the certificate's SubjectPublicKeyInfo")
@@ -34,7 +39,7 @@ class PeerEvidenceTest {
         KeyPair keys = minter.newKeyPair();
         X509Certificate cert = minter.certify(keys, VARIANT, DOCUMENT).certificate();
 
-        PeerEvidence evidence = PeerEvidence.extract(new X509Certificate[] {cert}, VARIANT, bc, now);
+        PeerEvidence evidence = PeerEvidence.extract(new X509Certificate[] {cert}, VARIANT, now);
 
         assertArrayEquals(DOCUMENT, evidence.document());
         assertArrayEquals(Digests.sha256(keys.getPublic().getEncoded()), evidence.spkiHash());
@@ -61,6 +66,27 @@ class PeerEvidenceTest {
     }
 
     @Test
+    @DisplayName("is refused from an ECDSA-signed certificate whose key is not an EC key")
+    void ecdsaSignatureOverAnotherKeyType() throws Exception {
+        KeyPair rsa = rsaKeys();
+        KeyPair ec = minter.newKeyPair();
+
+        assertMalformed(new X509Certificate[] {selfSigned(rsa.getPublic(), ec, "SHA256withECDSA")}, now);
+    }
+
+    @Test
+    @DisplayName("signed with another algorithm than ECDSA is checked all the same: accepted self-signed, refused signed by another key")
+    void otherSignatureAlgorithm() throws Exception {
+        KeyPair rsa = rsaKeys();
+        X509Certificate own = selfSigned(rsa.getPublic(), rsa, "SHA256withRSA");
+
+        PeerEvidence evidence = PeerEvidence.extract(new X509Certificate[] {own}, VARIANT, now);
+
+        assertArrayEquals(Digests.sha256(rsa.getPublic().getEncoded()), evidence.spkiHash());
+        assertMalformed(new X509Certificate[] {selfSigned(rsa.getPublic(), rsaKeys(), "SHA256withRSA")}, now);
+    }
+
+    @Test
     @DisplayName("is refused outside the certificate's validity")
     void expired() throws Exception {
         X509Certificate cert = minter.certify(minter.newKeyPair(), VARIANT, DOCUMENT).certificate();
@@ -76,8 +102,8 @@ class PeerEvidenceTest {
         Instant notBefore = cert.getNotBefore().toInstant();
         Instant notAfter = cert.getNotAfter().toInstant();
 
-        PeerEvidence.extract(chain, VARIANT, bc, Clock.fixed(notBefore, ZoneOffset.UTC));
-        PeerEvidence.extract(chain, VARIANT, bc, Clock.fixed(notAfter, ZoneOffset.UTC));
+        PeerEvidence.extract(chain, VARIANT, Clock.fixed(notBefore, ZoneOffset.UTC));
+        PeerEvidence.extract(chain, VARIANT, Clock.fixed(notAfter, ZoneOffset.UTC));
         assertMalformed(chain, Clock.fixed(notBefore.minusMillis(1), ZoneOffset.UTC));
         assertMalformed(chain, Clock.fixed(notAfter.plusMillis(1), ZoneOffset.UTC));
     }
@@ -93,7 +119,24 @@ class PeerEvidenceTest {
 
     private void assertMalformed(X509Certificate[] chain, Clock clock) {
         AttestationRejected e = assertThrows(AttestationRejected.class,
-                () -> PeerEvidence.extract(chain, VARIANT, bc, clock));
+                () -> PeerEvidence.extract(chain, VARIANT, clock));
         assertEquals(Reason.MALFORMED, e.reason());
+    }
+
+    private static KeyPair rsaKeys() throws Exception {
+        KeyPairGenerator generator = KeyPairGenerator.getInstance("RSA");
+        generator.initialize(2048);
+        return generator.generateKeyPair();
+    }
+
+    /** A certificate carrying {@code subjectKey} and the document, issuer = subject, signed by {@code signer}. */
+    private X509Certificate selfSigned(java.security.PublicKey subjectKey, KeyPair signer, String algorithm) throws Exception {
+        X500Name name = new X500Name("CN=sextant-atls");
+        Instant at = now.instant();
+        JcaX509v3CertificateBuilder builder = new JcaX509v3CertificateBuilder(name, BigInteger.TEN,
+                Date.from(at.minusSeconds(60)), Date.from(at.plusSeconds(60)), name, subjectKey);
+        builder.addExtension(VARIANT.oid(), false, DOCUMENT);
+        return new JcaX509CertificateConverter().getCertificate(
+                builder.build(new JcaContentSignerBuilder(algorithm).build(signer.getPrivate())));
     }
 }
