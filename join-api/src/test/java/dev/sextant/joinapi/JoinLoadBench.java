@@ -79,6 +79,9 @@ public final class JoinLoadBench {
             props.put("grpc.server.port", port);
             // Micronaut re-applies logger levels from configuration when the context starts.
             props.put("logger.levels.dev.sextant", "WARN");
+            // The module's logback-test.xml sets dev.sextant.joinapi to DEBUG, and it stays in force once
+            // Micronaut starts (ServiceLogging defers to a logback-test.xml), so that logger is named too.
+            props.put("logger.levels.dev.sextant.joinapi", "WARN");
             try (ApplicationContext ctx = ApplicationContext.builder().properties(props).start()) {
                 ctx.getBean(GrpcEmbeddedServer.class).start();
                 List<SslContext> clients = new ArrayList<>();
