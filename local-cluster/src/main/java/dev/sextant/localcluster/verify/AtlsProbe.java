@@ -10,12 +10,14 @@ import dev.sextant.proto.v1.GetAttestationResponse;
 import dev.sextant.localcluster.qemu.QemuNode;
 import dev.sextant.proto.v1.VerifyServiceGrpc;
 import io.grpc.ManagedChannel;
+import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.netty.NettyChannelBuilder;
 import java.io.IOException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReference;
@@ -29,6 +31,11 @@ import java.util.concurrent.atomic.AtomicReference;
 public final class AtlsProbe {
     private static final Duration RETRY = Duration.ofSeconds(2);
     private static final Duration CALL_DEADLINE = Duration.ofSeconds(60);
+    /**
+     * How a call ends when the node's process goes away under it: the connection closed (an exit), or
+     * the stream reset by a server shutting down.
+     */
+    private static final Set<Status.Code> GOING_AWAY = Set.of(Status.Code.UNAVAILABLE, Status.Code.CANCELLED);
 
     private final AttestationVerifier verifier;
 
@@ -98,10 +105,14 @@ public final class AtlsProbe {
             if (rejected.get() != null) {
                 return Optional.of(new Outcome(Optional.empty(), Optional.empty(), Optional.of(rejected.get())));
             }
-            if (verified.get() != null) {
-                // The handshake verified, but the call itself failed: a node-side bug worth failing on.
+            if (verified.get() != null && !GOING_AWAY.contains(e.getStatus().getCode())) {
+                // The handshake verified, but the node answered the call with an error: a node-side bug
+                // worth failing on.
                 throw new IOException("the node's quote verified but GetAttestation failed: " + e.getStatus(), e);
             }
+            // Not up yet, or going away: once bootstrapped, the bootstrapper exits and comes back serving
+            // verification only, so a probe can verify the outgoing process and lose the connection to
+            // its exit before the call is answered. The next attempt reaches the new one.
             return Optional.empty();
         } finally {
             channel.shutdownNow();
