@@ -21,8 +21,7 @@ public final class NodeLogging extends ServiceLogging {
     private final String file;
 
     public NodeLogging() {
-        this(resource -> NodeLogging.class.getClassLoader().getResource(resource) != null,
-                Optional.ofNullable(System.getenv("SEXTANT_LOG_FILE")).orElse(DEFAULT_FILE));
+        this(ServiceLogging::onClassPath, Optional.ofNullable(System.getenv("SEXTANT_LOG_FILE")).orElse(DEFAULT_FILE));
     }
 
     NodeLogging(Predicate<String> onClassPath, String file) {

@@ -35,7 +35,7 @@ public class ServiceLogging extends ContextAwareBase implements Configurator {
     private final Predicate<String> onClassPath;
 
     public ServiceLogging() {
-        this(resource -> ServiceLogging.class.getClassLoader().getResource(resource) != null);
+        this(ServiceLogging::onClassPath);
     }
 
     /** {@code onClassPath}: whether a resource of that name is on the service's class path. */
@@ -55,6 +55,11 @@ public class ServiceLogging extends ContextAwareBase implements Configurator {
         root.addAppender(started(context, new ConsoleAppender<>(), "STDOUT", CONSOLE_PATTERN));
         addAppenders(context, root);
         return ExecutionStatus.DO_NOT_INVOKE_NEXT_IF_ANY;
+    }
+
+    /** Whether {@code resource} is on the class path the services' jars were loaded from. */
+    protected static boolean onClassPath(String resource) {
+        return ServiceLogging.class.getClassLoader().getResource(resource) != null;
     }
 
     /** Where a service logs besides the console; none by default. */
