@@ -17,11 +17,23 @@ import java.util.Map;
  * measurements file and EK CA bundle a production join service would be configured with.
  */
 final class AttestedNodes {
-    final TestPki ekCa = new TestPki("sextant-join-test-ek-ca");
-    final SoftwareTpmAttester good = new SoftwareTpmAttester(ekCa, SoftwareTpmOptions.defaults());
-    final SoftwareTpmAttester goodToo = new SoftwareTpmAttester(ekCa, SoftwareTpmOptions.defaults());
-    final SoftwareTpmAttester misMeasured = new SoftwareTpmAttester(ekCa, SoftwareTpmOptions.defaults().withPcr(7, filled(0x66)));
-    final SoftwareTpmAttester foreign = new SoftwareTpmAttester(ekCa, SoftwareTpmOptions.defaults().with(Mutation.FOREIGN_CA));
+    final TestPki ekCa;
+    final SoftwareTpmAttester good;
+    final SoftwareTpmAttester goodToo;
+    final SoftwareTpmAttester misMeasured;
+    final SoftwareTpmAttester foreign;
+
+    AttestedNodes() {
+        this(new TestPki("sextant-join-test-ek-ca"));
+    }
+
+    AttestedNodes(TestPki ekCa) {
+        this.ekCa = ekCa;
+        good = new SoftwareTpmAttester(ekCa, SoftwareTpmOptions.defaults());
+        goodToo = new SoftwareTpmAttester(ekCa, SoftwareTpmOptions.defaults());
+        misMeasured = new SoftwareTpmAttester(ekCa, SoftwareTpmOptions.defaults().withPcr(7, filled(0x66)));
+        foreign = new SoftwareTpmAttester(ekCa, SoftwareTpmOptions.defaults().with(Mutation.FOREIGN_CA));
+    }
 
     /** Writes measurements.json(.sig), its public key and the EK CA bundle; returns the properties. */
     Map<String, String> configure(Path dir) throws Exception {

@@ -66,8 +66,9 @@ final class HashMapKubeApi implements AutoCloseable {
         exchange.getResponseBody().write(bytes);
     }
 
-    int size() {
-        return objects.size();
+    /** Forgets every object, as a new cluster's API server would not have them. */
+    void clear() {
+        objects.clear();
     }
 
     @Override

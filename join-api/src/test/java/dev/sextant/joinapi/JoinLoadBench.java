@@ -3,6 +3,7 @@ package dev.sextant.joinapi;
 import ch.qos.logback.classic.Level;
 import dev.sextant.attestation.testkit.SoftwareTpmAttester;
 import dev.sextant.attestation.testkit.SoftwareTpmOptions;
+import dev.sextant.attestation.testkit.TestPki;
 import dev.sextant.atls.AtlsContexts;
 import dev.sextant.proto.v1.IssueJoinTicketRequest;
 import dev.sextant.proto.v1.IssueRejoinTicketRequest;
@@ -15,9 +16,11 @@ import io.grpc.netty.NettyChannelBuilder;
 import io.micronaut.context.ApplicationContext;
 import io.micronaut.grpc.server.GrpcEmbeddedServer;
 import io.netty.handler.ssl.SslContext;
+import java.lang.management.ManagementFactory;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.SocketAddress;
+import java.security.PublicKey;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -28,21 +31,29 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.IntFunction;
+import java.util.stream.IntStream;
+import javax.net.ssl.SSLException;
 import org.slf4j.LoggerFactory;
 
 /**
  * Load benchmark: N concurrent joiners (16, 64, 256), each joining over its OWN new client-attested
  * aTLS connection (a fresh handshake per ticket, as a booting node does), against the production
  * wiring in this JVM: the Micronaut service with the reloading verifier (EK-CA AK trust, signed
- * measurements), the KMS test double on loopback gRPC and the Kubernetes API test double (fabric8
- * CRUD mock). Client attestations come from software TPMs, so the client side costs one RSA
- * signature. Prints successful tickets/s, p50/p99 latency of the successful ones and failures per
- * level; bare aTLS handshakes/s (handshake + a trivial call refused before any KMS or API work); and
- * the same handshake-and-call over plain mutual TLS (P-256 certificates, no attestation), measured in
- * the same run, with the ratios of tickets/s to it and to the bare aTLS rate (issue 16: tickets at
- * 256 joiners ≥ 0.8 × bare aTLS). One state disk and one node name per AK: each client AK joins
- * with its own fixed disk and name, so all but its first ticket are retried joins (the bindings
- * exist; creating one answers 409 and is read back).
+ * measurements), the KMS test double on loopback gRPC and a Kubernetes API test double. Client
+ * attestations come from software TPMs, so the client side costs one RSA signature.
+ *
+ * <p>Every ticket of a level is a distinct machine joining for the first time (its own AK, AK and EK
+ * certificates, state disk and node name; the machines are made before any clock starts, and the
+ * Kubernetes double forgets all bindings before each level, a new cluster), so each ticket creates
+ * its five bindings; the EK CA signs with RSA-2048 as tpm-manufacturer's LocalCa does. The same
+ * machines then join once more at 256 joiners ("retried joins": the bindings exist, so each create
+ * answers 409 and is read back). Prints successful tickets/s, p50/p99 latency of the successful ones
+ * and failures per level; bare aTLS handshakes/s (handshake + a trivial call refused before any KMS
+ * or API work) from machines the verifier knows and from new ones (whose certificate paths it builds
+ * first); and the same handshake-and-call over plain mutual TLS (P-256 certificates, no
+ * attestation), measured in the same run, with the ratios of tickets/s to it and to the bare aTLS
+ * rate (issue 16: tickets at 256 joiners ≥ 0.8 × bare aTLS).
  *
  * <p>Run: {@code scripts/bench-join.sh [tickets-per-level] [fabric8]}; with {@code fabric8} the
  * Kubernetes API double is the fabric8 CRUD mock (O(objects) per request) instead of a hash map.
@@ -50,7 +61,8 @@ import org.slf4j.LoggerFactory;
  * ({@link #withRetries}); the shed attempts are printed per level.
  */
 public final class JoinLoadBench {
-    private static final int ATTESTERS = 16;
+    /** Machines of the warm-up level; the "aTLS, known" level then handshakes from them. */
+    private static final int WARM_UP = 256;
     /** Distinct loopback source addresses the joiners connect from. */
     private static final int SOURCES = 250;
     /** Attempts per call before it counts as an error (the last backoff ceiling is 30 s). */
@@ -66,7 +78,8 @@ public final class JoinLoadBench {
         ((ch.qos.logback.classic.Logger) LoggerFactory.getLogger("dev.sextant")).setLevel(Level.WARN);
         FABRIC8_LOG.setLevel(java.util.logging.Level.WARNING);
         try (TestCluster cluster = new TestCluster(); HashMapKubeApi fastApi = new HashMapKubeApi()) {
-            AttestedNodes nodes = new AttestedNodes();
+            // The EK CA of swtpm nodes (tpm-manufacturer's LocalCa) signs with RSA-2048.
+            AttestedNodes nodes = new AttestedNodes(new TestPki("sextant-bench-ek-ca", "RSA"));
             Map<String, Object> props = new HashMap<>(cluster.properties());
             if (!fabric8) {
                 props.put(JoinServiceConfig.KUBERNETES_BASE_PATH, fastApi.url());
@@ -84,42 +97,76 @@ public final class JoinLoadBench {
             props.put("logger.levels.dev.sextant.joinapi", "WARN");
             try (ApplicationContext ctx = ApplicationContext.builder().properties(props).start()) {
                 ctx.getBean(GrpcEmbeddedServer.class).start();
-                List<SslContext> clients = new ArrayList<>();
-                for (int i = 0; i < ATTESTERS; i++) {
-                    SoftwareTpmAttester a = i == 0 ? nodes.good : new SoftwareTpmAttester(nodes.ekCa, SoftwareTpmOptions.defaults());
-                    clients.add(AtlsContexts.client(a, null));
-                }
-                System.out.printf("join-api load bench: %d CPUs, %d tickets per level, %d client AKs%n"
+                long made = System.nanoTime();
+                List<SslContext> machines = machines(nodes, WARM_UP + perLevel);
+                System.out.printf("join-api load bench: %d CPUs, %d tickets per level, each from a distinct machine "
+                                + "(%d software-TPM machines, EK CA RSA-2048, made in %.1f s)%n"
                                 + "  KMS double: FakeKeyService (real gRPC KeyService on loopback, keys = SHA-256(\"key-\" + id))%n"
                                 + "  Kubernetes API double: %s%n",
-                        Runtime.getRuntime().availableProcessors(), perLevel, ATTESTERS,
+                        Runtime.getRuntime().availableProcessors(), perLevel, machines.size(),
+                        (System.nanoTime() - made) / 1e9,
                         fabric8 ? "fabric8 CRUD mock (KubeApiDouble)" : "hash map (HashMapKubeApi)");
+                Runnable newCluster = fabric8 ? cluster.kube::deleteBindings : fastApi::clear;
                 try (PlainMutualTls plain = new PlainMutualTls()) {
-                    run("warm-up", 16, 256, port, clients, true);
-                    run("warm-up mTLS", 16, 256, plain.port(), List.of(plain.client()), false);
-                    double mtls = run("plain mTLS", 64, perLevel, plain.port(), List.of(plain.client()), false);
-                    double atls = run("aTLS handshakes", 64, perLevel, port, clients, false);
-                    System.out.printf("  aTLS / plain mTLS handshakes: %.3f%n", atls / mtls);
+                    List<SslContext> seen = machines.subList(0, WARM_UP);
+                    List<SslContext> pool = machines.subList(WARM_UP, machines.size());
+                    run("warm-up", 16, port, seen, WARM_UP, JoinLoadBench::join);
+                    run("warm-up mTLS", 16, plain.port(), List.of(plain.client()), 256, HANDSHAKE_ONLY);
+                    double mtls = run("plain mTLS", 64, plain.port(), List.of(plain.client()), perLevel, HANDSHAKE_ONLY);
+                    double known = run("aTLS, known", 64, port, seen, perLevel, HANDSHAKE_ONLY);
+                    // A machine's first handshake also builds its EK and AK certificate paths.
+                    double atls = run("aTLS, new", 64, port, pool, perLevel, HANDSHAKE_ONLY);
+                    System.out.printf("  aTLS / plain mTLS handshakes: %.3f from known machines, %.3f from new ones%n",
+                            known / mtls, atls / mtls);
+                    IntFunction<IssueJoinTicketRequest> joins = i -> join(WARM_UP + i);
                     for (int n : new int[] {16, 64, 256}) {
-                        double tickets = run("tickets", n, perLevel, port, clients, true);
+                        // Every level is a cluster these machines join for the first time.
+                        newCluster.run();
+                        double tickets = run("tickets", n, port, pool, perLevel, joins);
                         System.out.printf("  tickets N=%d / plain mTLS handshakes: %.3f, / bare aTLS handshakes: %.3f%n",
-                                n, tickets / mtls, tickets / atls);
+                                n, tickets / mtls, tickets / known);
                     }
+                    double retried = run("retried joins", 256, port, pool, perLevel, joins);
+                    System.out.printf("  retried joins N=256 / bare aTLS handshakes: %.3f%n", retried / known);
                 }
             }
         }
         System.exit(0);
     }
 
-    /** @return successful calls per second */
-    private static double run(String what, int concurrency, int total, int port, List<SslContext> clients, boolean join)
-            throws Exception {
-        // Requests are made before the clock starts; client AK i always asks for its own disk and name.
+    /** A call that only completes a handshake: see {@link #once}. */
+    private static final IntFunction<IssueJoinTicketRequest> HANDSHAKE_ONLY = machine -> null;
+
+    /** Machine {@code m} always asks for its own state disk and node name. */
+    private static IssueJoinTicketRequest join(int machine) {
+        return IssueJoinTicketRequest.newBuilder().setDiskUuid(String.format("5e47a170-0000-4000-8000-%012x", machine))
+                .setNodeName("bench-" + machine).build();
+    }
+
+    /** Distinct machines (AK, EK and AK certificates), each with its own client aTLS context; made on all cores. */
+    private static List<SslContext> machines(AttestedNodes nodes, int count) {
+        PublicKey ek = SoftwareTpmAttester.newRsaKey().getPublic();
+        return IntStream.range(0, count).parallel().mapToObj(i -> {
+            try {
+                return AtlsContexts.client(new SoftwareTpmAttester(nodes.ekCa, SoftwareTpmOptions.defaults(), ek), null);
+            } catch (SSLException e) {
+                throw new IllegalStateException(e);
+            }
+        }).toList();
+    }
+
+    /**
+     * {@code total} calls, call i over a new connection from {@code clients.get(i % clients.size())}
+     * asking {@code request.apply(i)}.
+     *
+     * @return successful calls per second
+     */
+    private static double run(String what, int concurrency, int port, List<SslContext> clients, int total,
+            IntFunction<IssueJoinTicketRequest> request) throws Exception {
+        // Requests are made before the clock starts.
         IssueJoinTicketRequest[] requests = new IssueJoinTicketRequest[total];
-        for (int i = 0; join && i < total; i++) {
-            int ak = i % clients.size();
-            requests[i] = IssueJoinTicketRequest.newBuilder().setDiskUuid(String.format("5e47a170-0000-4000-8000-%012x", ak))
-                    .setNodeName("bench-" + ak).build();
+        for (int i = 0; i < total; i++) {
+            requests[i] = request.apply(i);
         }
         long[] latencies = new long[total];
         Arrays.fill(latencies, Long.MAX_VALUE);
@@ -127,6 +174,9 @@ public final class JoinLoadBench {
         AtomicInteger errors = new AtomicInteger();
         AtomicInteger retried = new AtomicInteger();
         ExecutorService pool = Executors.newFixedThreadPool(concurrency);
+        com.sun.management.OperatingSystemMXBean os =
+                (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
+        long cpuStart = os.getProcessCpuTime();
         long start = System.nanoTime();
         List<Future<?>> futures = new ArrayList<>();
         for (int t = 0; t < concurrency; t++) {
@@ -146,14 +196,17 @@ public final class JoinLoadBench {
             f.get();
         }
         double seconds = (System.nanoTime() - start) / 1e9;
+        double cpuMs = (os.getProcessCpuTime() - cpuStart) / 1e6;
         pool.shutdown();
         // Only successful calls count, in the rate and in the percentiles (failures sort last as MAX_VALUE).
         Arrays.sort(latencies);
         int ok = total - errors.get();
         double rate = ok / seconds;
-        System.out.printf("%-16s N=%3d: %7.1f /s  p50 %s  p99 %s  failed %d/%d  (attempts shed and retried: %d)%n",
-                what, concurrency, rate, ms(latencies, ok, 0.50), ms(latencies, ok, 0.99), errors.get(), total,
-                retried.get());
+        // CPU of the whole JVM (both ends and the doubles) per successful call: steadier than the rate
+        // on a busy 2-core machine.
+        System.out.printf("%-16s N=%3d: %7.1f /s  p50 %s  p99 %s  CPU %5.2f ms/call  failed %d/%d  (attempts shed and retried: %d)%n",
+                what, concurrency, rate, ms(latencies, ok, 0.50), ms(latencies, ok, 0.99), cpuMs / Math.max(ok, 1),
+                errors.get(), total, retried.get());
         return rate;
     }
 

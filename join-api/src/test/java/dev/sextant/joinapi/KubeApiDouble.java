@@ -66,6 +66,18 @@ public final class KubeApiDouble implements AutoCloseable {
         return client().listNamespacedConfigMap("kube-system").labelSelector("sextant.dev/binding").execute().getItems();
     }
 
+    /** Deletes every binding through the API, as an operator resetting the cluster's bindings would. */
+    void deleteBindings() {
+        try {
+            CoreV1Api api = client();
+            for (V1ConfigMap binding : bindings()) {
+                api.deleteNamespacedConfigMap(binding.getMetadata().getName(), "kube-system").execute();
+            }
+        } catch (ApiException e) {
+            throw new IllegalStateException("deleting bindings: " + e.getCode() + " " + e.getResponseBody(), e);
+        }
+    }
+
     @Override
     public void close() {
         server.destroy();

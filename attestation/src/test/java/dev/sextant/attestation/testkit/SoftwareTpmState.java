@@ -8,6 +8,7 @@ import dev.sextant.attestation.tpmstructures.TpmtPublic;
 import java.math.BigInteger;
 import java.security.GeneralSecurityException;
 import java.security.KeyPair;
+import java.security.PublicKey;
 import java.security.cert.CertificateEncodingException;
 import java.security.cert.X509Certificate;
 import java.security.interfaces.RSAPublicKey;
@@ -25,16 +26,16 @@ record SoftwareTpmState(byte[] akPublic, byte[] akName, byte[] ekCertificate, by
     static final long AK_ATTRIBUTES = TpmtPublic.FIXED_TPM | TpmtPublic.FIXED_PARENT | TpmtPublic.SENSITIVE_DATA_ORIGIN
             | TpmtPublic.USER_WITH_AUTH | TpmtPublic.RESTRICTED | TpmtPublic.SIGN;
 
-    static SoftwareTpmState create(TestPki trusted, KeyPair ak, SoftwareTpmOptions o)
+    static SoftwareTpmState create(TestPki trusted, KeyPair ak, PublicKey ekKey, SoftwareTpmOptions o)
             throws GeneralSecurityException, CertificateEncodingException {
         long attributes = o.has(Mutation.UNRESTRICTED_AK) ? AK_ATTRIBUTES & ~TpmtPublic.RESTRICTED : AK_ATTRIBUTES;
         byte[] akPublic = akPublic((RSAPublicKey) ak.getPublic(), attributes);
         byte[] akName = new TpmWriter().u16(TpmAlg.SHA256).bytes(TestEventLog.sha256(akPublic)).toByteArray();
         TestPki issuer = o.has(Mutation.FOREIGN_CA) ? new TestPki("foreign-ca") : trusted;
-        X509Certificate ek = issuer.issueEk(TestPki.generator("RSA", 2048).generateKeyPair().getPublic());
+        X509Certificate ek = issuer.issueEk(ekKey);
         X509Certificate akCert;
         if (o.has(Mutation.WRONG_AK)) {
-            akCert = issuer.issueAk(TestPki.generator("RSA", 2048).generateKeyPair().getPublic(), akName, ek);
+            akCert = issuer.issueAk(SoftwareTpmAttester.newRsaKey().getPublic(), akName, ek);
         } else if (o.has(Mutation.BROKEN_BINDING)) {
             byte[] otherName = akName.clone();
             otherName[5] ^= 1;

@@ -46,12 +46,27 @@ public final class TestPki {
     private static final ASN1ObjectIdentifier TPM_SPECIFICATION = new ASN1ObjectIdentifier("2.23.133.2.16");
 
     private final KeyPair caKeys;
+    private final String signatureAlgorithm;
     private final X509Certificate caCertificate;
     private final AtomicLong serial = new AtomicLong(1);
 
+    /** A CA with a P-256 key, signing with ECDSA. */
     public TestPki(String caName) {
+        this(caName, "EC");
+    }
+
+    /**
+     * @param keyAlgorithm {@code "EC"} (P-256, SHA256withECDSA) or {@code "RSA"} (2048 bits, SHA256withRSA,
+     *                     as tpm-manufacturer's LocalCa, the EK CA of swtpm nodes)
+     */
+    public TestPki(String caName, String keyAlgorithm) {
         try {
-            caKeys = generator("EC", 256).generateKeyPair();
+            caKeys = switch (keyAlgorithm) {
+                case "EC" -> generator("EC", 256).generateKeyPair();
+                case "RSA" -> generator("RSA", 2048).generateKeyPair();
+                default -> throw new IllegalArgumentException("no test CA with " + keyAlgorithm + " keys");
+            };
+            signatureAlgorithm = keyAlgorithm.equals("EC") ? "SHA256withECDSA" : "SHA256withRSA";
             X500Name name = new X500Name("CN=" + caName);
             X509v3CertificateBuilder b = builder(name, name, caKeys.getPublic())
                     .addExtension(Extension.basicConstraints, true, new BasicConstraints(true))
@@ -124,6 +139,6 @@ public final class TestPki {
 
     private X509Certificate sign(X509v3CertificateBuilder b) throws Exception {
         return new JcaX509CertificateConverter().getCertificate(
-                b.build(new JcaContentSignerBuilder("SHA256withECDSA").build(caKeys.getPrivate())));
+                b.build(new JcaContentSignerBuilder(signatureAlgorithm).build(caKeys.getPrivate())));
     }
 }

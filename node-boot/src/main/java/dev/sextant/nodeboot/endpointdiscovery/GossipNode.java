@@ -125,6 +125,14 @@ public final class GossipNode implements AutoCloseable {
                 throw new IllegalArgumentException("record " + r.name() + " lies outside " + config.domain());
             }
         }
+        replaceOwn(records);
+        worker.execute(() -> {
+            announce();
+            report();
+        });
+    }
+
+    private void replaceOwn(Set<EndpointRecord> records) {
         synchronized (publishLock) {
             // A publish time, not a counter: receivers refuse versions not newer than the newest they
             // saw from this node name, also from before this node restarted.
@@ -133,10 +141,6 @@ public final class GossipNode implements AutoCloseable {
             announcement = signer.encode(version, own);
             table.offer(channel.getAddress(), config.nodeName(), version, own);
         }
-        worker.execute(() -> {
-            announce();
-            report();
-        });
     }
 
     /** Every live record, this node's included. */
@@ -267,10 +271,24 @@ public final class GossipNode implements AutoCloseable {
         return physical instanceof IpAddress ip && ip.getIpAddress() != null ? Optional.of(ip.getIpAddress()) : Optional.empty();
     }
 
-    /** Leaves the group (members drop this node's records at once) and stops the worker. */
+    /**
+     * Withdraws this node's records from the group, then leaves it. The withdrawal is what makes the
+     * members drop the records at once: JGroups' leave is a single request to the coordinator, which a
+     * coordinator still finishing a merge discards (its view handler is suspended until the merge
+     * ends), and the node then leaves silently, its records kept until failure detection removes it
+     * seconds later (seen in DiscoveryNetnsTest when a node left right after a healed partition).
+     */
     @Override
     public void close() {
-        channel.close();
         worker.shutdownNow();
+        boolean published;
+        synchronized (publishLock) {
+            published = announcement != null;
+        }
+        if (published && channel.isConnected()) {
+            replaceOwn(Set.of());
+            announce();
+        }
+        channel.close();
     }
 }

@@ -162,7 +162,8 @@ class DiscoveryNetnsTest {
     void recordsFollowMembership() throws Exception {
         nodes.get(2).send("quit");
         assertTrue(NetnsCluster.await(PROPAGATION, () -> nodes.subList(0, 2).stream()
-                .allMatch(n -> n.records.equals(expected(0, 1)))) >= 0, "node2 left, its records stayed");
+                .allMatch(n -> n.records.equals(expected(0, 1)))) >= 0, () -> "node2 left, its records stayed:\n"
+                + String.join("\n---\n", nodes.stream().map(cluster::output).toList()));
         nodes.get(1).kill();
         long gone = NetnsCluster.await(EXPIRY, () -> nodes.get(0).records.equals(expected(0)));
         assertTrue(gone >= 0, "node1 crashed, its records stayed at node0");
