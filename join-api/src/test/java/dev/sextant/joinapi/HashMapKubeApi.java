@@ -4,12 +4,15 @@ import com.google.gson.JsonParser;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * TEST DOUBLE of the Kubernetes API for the load benchmark only: the create (201/409) and read
@@ -19,7 +22,10 @@ import java.util.concurrent.Executors;
  */
 final class HashMapKubeApi implements AutoCloseable {
     private final Map<String, String> objects = new ConcurrentHashMap<>();
-    private final ExecutorService threads = Executors.newFixedThreadPool(4);
+    private static final String THREAD = "kube-double-";
+    private final AtomicInteger threadCount = new AtomicInteger();
+    private final ExecutorService threads =
+            Executors.newFixedThreadPool(4, r -> new Thread(r, THREAD + threadCount.incrementAndGet()));
     private final HttpServer server;
 
     HashMapKubeApi() throws IOException {
@@ -64,6 +70,19 @@ final class HashMapKubeApi implements AutoCloseable {
         exchange.getResponseHeaders().set("Content-Type", "application/json");
         exchange.sendResponseHeaders(code, bytes.length);
         exchange.getResponseBody().write(bytes);
+    }
+
+    /**
+     * CPU time its threads have used so far, in nanoseconds: the handlers' and the JDK server's
+     * dispatcher's (the only {@code HttpServer} in the benchmark's JVM), so the benchmark can say how
+     * much of a ticket's CPU was this stand-in for the API server.
+     */
+    long cpuNanos() {
+        ThreadMXBean mx = ManagementFactory.getThreadMXBean();
+        return Thread.getAllStackTraces().keySet().stream()
+                .filter(t -> t.getName().startsWith(THREAD) || t.getName().equals("HTTP-Dispatcher"))
+                .mapToLong(t -> Math.max(0, mx.getThreadCpuTime(t.getId())))
+                .sum();
     }
 
     /** Forgets every object, as a new cluster's API server would not have them. */
