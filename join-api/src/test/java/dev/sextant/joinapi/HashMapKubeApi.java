@@ -21,8 +21,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * is the whole profile; this double keeps the benchmark measuring the join service instead.
  */
 final class HashMapKubeApi implements AutoCloseable {
-    private final Map<String, String> objects = new ConcurrentHashMap<>();
     private static final String THREAD = "kube-double-";
+    private final Map<String, String> objects = new ConcurrentHashMap<>();
     private final AtomicInteger threadCount = new AtomicInteger();
     private final ExecutorService threads =
             Executors.newFixedThreadPool(4, r -> new Thread(r, THREAD + threadCount.incrementAndGet()));
