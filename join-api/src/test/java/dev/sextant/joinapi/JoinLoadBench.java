@@ -69,6 +69,8 @@ public final class JoinLoadBench {
     private static final int SOURCES = 250;
     /** Attempts per call before it counts as an error (the last backoff ceiling is 30 s). */
     private static final int ATTEMPTS = 8;
+    /** A call that only completes a handshake: see {@link #once}. */
+    private static final IntFunction<IssueJoinTicketRequest> HANDSHAKE_ONLY = machine -> null;
     /** Held strongly: java.util.logging forgets levels set on loggers that get garbage-collected. */
     private static final java.util.logging.Logger FABRIC8_LOG = java.util.logging.Logger.getLogger("io.fabric8");
 
@@ -143,9 +145,6 @@ public final class JoinLoadBench {
     private static String doubleShare(HashMapKubeApi api, long before, int tickets) {
         return String.format(" (of its CPU, the Kubernetes double's: %.2f ms/ticket)", (api.cpuNanos() - before) / 1e6 / tickets);
     }
-
-    /** A call that only completes a handshake: see {@link #once}. */
-    private static final IntFunction<IssueJoinTicketRequest> HANDSHAKE_ONLY = machine -> null;
 
     /** Machine {@code m} always asks for its own state disk and node name. */
     private static IssueJoinTicketRequest join(int machine) {

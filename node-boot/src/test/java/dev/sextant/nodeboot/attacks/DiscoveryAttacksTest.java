@@ -155,6 +155,14 @@ class DiscoveryAttacksTest {
     }
 
     @Test
+    @DisplayName("a replayed withdrawal of another member (the empty announcement a node sends as it leaves, captured earlier) is refused: its current records stay")
+    void replayedWithdrawalIsRefused() throws Exception {
+        byte[] captured = intruder.signed(peerCredentials, 1, Set.of());
+        sendThenMarker(captured);
+        assertTrue(victim.records().contains(record("cp-1.datastore")), "cp-1's records were withdrawn: " + victim.records());
+    }
+
+    @Test
     @DisplayName("a member pointing its own name at another machine's address is refused: records carry the sender's address")
     void ownNameAtAnotherAddressIsRefused() throws Exception {
         EndpointRecord elsewhere = new EndpointRecord("w-1.internal.demo", "10.9.9.9", 443);
@@ -186,12 +194,7 @@ class DiscoveryAttacksTest {
      * already lists that name, as api.internal.demo).
      */
     private void assertRefused(byte[] forged, EndpointRecord forgedRecord, String hostsText) throws Exception {
-        intruder.send(forged);
-        long version = next();
-        EndpointRecord marker = new EndpointRecord("w-1.m" + version + "." + DOMAIN, LOOPBACK, 0);
-        intruder.send(intruder.signed(intruderCredentials, version, Set.of(marker)));
-        assertTrue(await(() -> victim.records().contains(marker)), "the intruder's genuine marker never arrived: "
-                + victim.records());
+        long version = sendThenMarker(forged);
         assertFalse(victim.records().contains(forgedRecord), "accepted: " + forgedRecord);
         assertTrue(await(() -> readHosts().contains("w-1.m" + version)), "the hosts file was not rewritten: " + readHosts());
         if (hostsText != null) {
@@ -199,6 +202,20 @@ class DiscoveryAttacksTest {
         }
         assertEquals(Set.of(LOOPBACK), RecordTable.addressesByName(victim.records()).get("api." + DOMAIN),
                 "api.internal.demo lists only the control planes");
+    }
+
+    /**
+     * Sends {@code forged}, then a genuine marker, and waits for the marker: the victim has handled
+     * {@code forged} by then. Returns the marker's version.
+     */
+    private long sendThenMarker(byte[] forged) throws Exception {
+        intruder.send(forged);
+        long version = next();
+        EndpointRecord marker = new EndpointRecord("w-1.m" + version + "." + DOMAIN, LOOPBACK, 0);
+        intruder.send(intruder.signed(intruderCredentials, version, Set.of(marker)));
+        assertTrue(await(() -> victim.records().contains(marker)), "the intruder's genuine marker never arrived: "
+                + victim.records());
+        return version;
     }
 
     private long next() {
