@@ -2,7 +2,9 @@
 # Join-service load benchmark (issue 4): N = 16, 64, 256 concurrent attested joiners over
 # client-attested aTLS, each ticket a distinct machine joining for the first time (then the same
 # machines again: retried joins), bare aTLS handshakes/s, and plain mutual TLS handshakes/s measured in
-# the same run (the ratios and the JVM's CPU per call are printed), all in one JVM on this machine.
+# the same run (the ratios, the JVM's CPU per call with the JIT compilers' part and the cores kept busy
+# are printed), all in one JVM on this machine; before each kind of level, calls of that kind run
+# until the JIT compilers take under 10% of the CPU (their number is fixed so none ends uncounted).
 # Only successful tickets count; the output names the KMS and Kubernetes API doubles it ran against.
 # Setup makes 256 + tickets-per-level software-TPM machines first (about 35 ms each on 2 cores).
 # Usage: scripts/bench-join.sh [tickets-per-level (1024)] [fabric8]
@@ -14,5 +16,5 @@ mvn -q -o -pl join-api test-compile
 cp_file=$(mktemp)
 trap 'rm -f "$cp_file"' EXIT
 mvn -q -o -pl join-api dependency:build-classpath -Dmdep.includeScope=test -Dmdep.outputFile="$cp_file"
-java -Xmx2g ${JAVA_OPTS:-} -cp "join-api/target/test-classes:join-api/target/classes:$(cat "$cp_file")" \
+java -Xmx2g -XX:-UseDynamicNumberOfCompilerThreads ${JAVA_OPTS:-} -cp "join-api/target/test-classes:join-api/target/classes:$(cat "$cp_file")" \
   dev.sextant.joinapi.JoinLoadBench "$@"

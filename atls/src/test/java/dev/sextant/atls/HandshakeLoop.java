@@ -68,7 +68,7 @@ final class HandshakeLoop implements AutoCloseable {
         AtomicLong ok = new AtomicLong();
         AtomicLong failed = new AtomicLong();
         long cpuBefore = processCpuNanos();
-        long jitBefore = jitCpuNanos();
+        long jitBefore = JitCpu.nanos();
         long start = System.nanoTime();
         long deadline = start + (long) (seconds * 1e9);
         Thread[] workers = new Thread[threads];
@@ -85,7 +85,7 @@ final class HandshakeLoop implements AutoCloseable {
         }
         double elapsed = (System.nanoTime() - start) / 1e9;
         return new Result(ok.get(), failed.get(), elapsed, (processCpuNanos() - cpuBefore) / 1e6,
-                (jitCpuNanos() - jitBefore) / 1e6);
+                (JitCpu.nanos() - jitBefore) / 1e6);
     }
 
     private boolean handshakeOnce() {
@@ -118,33 +118,6 @@ final class HandshakeLoop implements AutoCloseable {
                 .mapToLong(p -> p.info().totalCpuDuration().map(java.time.Duration::toNanos).orElse(0L)).sum();
         return children + ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
                 .getProcessCpuTime();
-    }
-
-    /**
-     * CPU of the C1/C2 compiler threads, from /proc/self/task/N/stat (Linux; 10 ms ticks). On a
-     * loaded 2-core machine C2 was still compiling BouncyCastle, Netty and the verifier after 10 s
-     * of aTLS warm-up and took half the process's CPU in the measured window (issue 16).
-     */
-    static long jitCpuNanos() {
-        java.io.File[] tasks = new java.io.File("/proc/self/task").listFiles();
-        if (tasks == null) {
-            return 0;
-        }
-        long ticks = 0;
-        for (java.io.File task : tasks) {
-            try {
-                String comm = java.nio.file.Files.readString(task.toPath().resolve("comm"));
-                if (!comm.startsWith("C1 Compiler") && !comm.startsWith("C2 Compiler")) {
-                    continue;
-                }
-                String stat = java.nio.file.Files.readString(task.toPath().resolve("stat"));
-                String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-                ticks += Long.parseLong(fields[11]) + Long.parseLong(fields[12]); // utime, stime
-            } catch (java.io.IOException | RuntimeException gone) {
-                // the thread ended between listing and reading: its time is lost, as with any sampler
-            }
-        }
-        return ticks * 10_000_000L; // USER_HZ is 100 on Linux
     }
 
     @Override

@@ -5,6 +5,7 @@ import dev.sextant.attestation.testkit.SoftwareTpmAttester;
 import dev.sextant.attestation.testkit.SoftwareTpmOptions;
 import dev.sextant.attestation.testkit.TestPki;
 import dev.sextant.atls.AtlsContexts;
+import dev.sextant.atls.JitCpu;
 import dev.sextant.proto.v1.IssueJoinTicketRequest;
 import dev.sextant.proto.v1.IssueRejoinTicketRequest;
 import dev.sextant.proto.v1.JoinServiceGrpc;
@@ -54,8 +55,10 @@ import org.slf4j.LoggerFactory;
  * first); and the same handshake-and-call over plain mutual TLS (P-256 certificates, no
  * attestation), measured in the same run, with the ratios of tickets/s to it and to the bare aTLS
  * rate (issue 16: tickets at 256 joiners ≥ 0.8 × bare aTLS). Every level prints the JVM's CPU per
- * call; ticket levels also the hash-map Kubernetes double's share of it (a stand-in for the API
- * server, sharing the machine).
+ * call, the JIT compiler's part of it and the cores it kept busy; ticket levels also the hash-map
+ * Kubernetes double's share (a stand-in for the API server, sharing the machine). Before every
+ * kind of level, calls of that kind warm the JVM up until the JIT compilers settle ({@link #warmUp}),
+ * so no level pays for the compilations the previous level's different calls left behind.
  *
  * <p>Run: {@code scripts/bench-join.sh [tickets-per-level] [fabric8]}; with {@code fabric8} the
  * Kubernetes API double is the fabric8 CRUD mock (O(objects) per request) instead of a hash map.
@@ -63,12 +66,20 @@ import org.slf4j.LoggerFactory;
  * ({@link #withRetries}); the shed attempts are printed per level.
  */
 public final class JoinLoadBench {
-    /** Machines of the warm-up level; the "aTLS, known" level then handshakes from them. */
+    /**
+     * Machines that warm up (their first joins, then every warm-up slice of this many calls); the
+     * "aTLS, known" level handshakes from them.
+     */
     private static final int WARM_UP = 256;
     /** Distinct loopback source addresses the joiners connect from. */
     private static final int SOURCES = 250;
     /** Attempts per call before it counts as an error (the last backoff ceiling is 30 s). */
     private static final int ATTEMPTS = 8;
+    /** Warm-up ends when the JIT compilers take less than this share of the CPU (as in AtlsBench). */
+    private static final double SETTLED_JIT_SHARE = 0.10;
+    private static final int MAX_WARM_UP_SLICES = 8;
+    /** What a handshake-only level resets between warm-up slices: nothing. */
+    private static final Runnable NO_RESET = () -> {};
     /** A call that only completes a handshake: see {@link #once}. */
     private static final IntFunction<IssueJoinTicketRequest> HANDSHAKE_ONLY = machine -> null;
     /** Held strongly: java.util.logging forgets levels set on loggers that get garbage-collected. */
@@ -114,31 +125,92 @@ public final class JoinLoadBench {
                 try (PlainMutualTls plain = new PlainMutualTls()) {
                     List<SslContext> seen = machines.subList(0, WARM_UP);
                     List<SslContext> pool = machines.subList(WARM_UP, machines.size());
-                    run("warm-up", 16, port, seen, WARM_UP, JoinLoadBench::join);
-                    run("warm-up mTLS", 16, plain.port(), List.of(plain.client()), 256, HANDSHAKE_ONLY);
-                    double mtls = run("plain mTLS", 64, plain.port(), List.of(plain.client()), perLevel, HANDSHAKE_ONLY);
-                    double known = run("aTLS, known", 64, port, seen, perLevel, HANDSHAKE_ONLY);
+                    Calls plainCalls = new Calls(List.of(plain.client()), HANDSHAKE_ONLY);
+                    Calls seenHandshakes = new Calls(seen, HANDSHAKE_ONLY);
+                    // The seen machines' first handshakes and joins: their certificate paths are built here.
+                    measure("first joins", 16, port, new Calls(seen, JoinLoadBench::join), WARM_UP);
+                    warmUp(64, plain.port(), plainCalls, NO_RESET);
+                    double mtls = measure("plain mTLS", 64, plain.port(), plainCalls, perLevel);
+                    warmUp(64, port, seenHandshakes, NO_RESET);
+                    double known = measure("aTLS, known", 64, port, seenHandshakes, perLevel);
                     // A machine's first handshake also builds its EK and AK certificate paths.
-                    double atls = run("aTLS, new", 64, port, pool, perLevel, HANDSHAKE_ONLY);
+                    double atls = measure("aTLS, new", 64, port, new Calls(pool, HANDSHAKE_ONLY), perLevel);
                     System.out.printf("  aTLS / plain mTLS handshakes: %.3f from known machines, %.3f from new ones%n",
                             known / mtls, atls / mtls);
-                    IntFunction<IssueJoinTicketRequest> joins = i -> join(WARM_UP + i);
+                    Calls joins = new Calls(pool, i -> join(WARM_UP + i));
                     for (int n : new int[] {16, 64, 256}) {
-                        // Every level is a cluster these machines join for the first time.
+                        // Every warm-up slice and every level is a cluster its machines join for the first time.
+                        warmUp(n, port, new Calls(seen, JoinLoadBench::join), newCluster);
                         newCluster.run();
                         long kubeCpu = fastApi.cpuNanos();
-                        double tickets = run("tickets", n, port, pool, perLevel, joins);
+                        double tickets = measure("tickets", n, port, joins, perLevel);
                         System.out.printf("  tickets N=%d / plain mTLS handshakes: %.3f, / bare aTLS handshakes: %.3f%s%n",
                                 n, tickets / mtls, tickets / known, fabric8 ? "" : doubleShare(fastApi, kubeCpu, perLevel));
                     }
+                    // The pool's bindings exist now: every create answers 409 and is read back.
+                    warmUp(256, port, joins, NO_RESET);
                     long kubeCpu = fastApi.cpuNanos();
-                    double retried = run("retried joins", 256, port, pool, perLevel, joins);
+                    double retried = measure("retried joins", 256, port, joins, perLevel);
                     System.out.printf("  retried joins N=256 / bare aTLS handshakes: %.3f%s%n", retried / known,
                             fabric8 ? "" : doubleShare(fastApi, kubeCpu, perLevel));
                 }
             }
         }
         System.exit(0);
+    }
+
+    /** Who calls and what each asks: call i comes from {@code clients.get(i % size)} asking {@code requests.apply(i)}. */
+    private record Calls(List<SslContext> clients, IntFunction<IssueJoinTicketRequest> requests) {}
+
+    /** What one run of calls measured; CPU is the whole JVM's (both ends and the doubles). */
+    private record Outcome(int total, int errors, int retried, double seconds, double cpuMs, double jitMs,
+            long[] sortedLatencies) {
+        int ok() {
+            return total - errors;
+        }
+
+        double rate() {
+            return ok() / seconds;
+        }
+
+        double jitShare() {
+            return cpuMs == 0 ? 0 : jitMs / cpuMs;
+        }
+    }
+
+    /**
+     * Slices of {@value #WARM_UP} unmeasured calls ({@code reset} before each) until the JIT compilers
+     * take less than {@value #SETTLED_JIT_SHARE} of the CPU, at most {@value #MAX_WARM_UP_SLICES}
+     * slices, as the aTLS bench does: HotSpot recompiles whenever the mix of calls changes (a run
+     * repeating every level three times still compiled about 1500 methods and made 750 not entrant in
+     * its third round), and a ticket runs far more code than a handshake, so without this a level
+     * pays for compilations as CPU per call, tickets more than handshakes.
+     */
+    private static void warmUp(int concurrency, int port, Calls calls, Runnable reset) throws Exception {
+        Outcome slice;
+        int slices = 0;
+        do {
+            reset.run();
+            slice = run(concurrency, port, calls, WARM_UP);
+            slices++;
+        } while (slice.jitShare() > SETTLED_JIT_SHARE && slices < MAX_WARM_UP_SLICES);
+        System.out.printf("  warm-up: %d x %d calls until JIT < %.0f%% of CPU (last slice: %.0f%%)%n",
+                slices, WARM_UP, SETTLED_JIT_SHARE * 100, slice.jitShare() * 100);
+    }
+
+    /** Runs and prints a level; returns its successful calls per second. */
+    private static double measure(String what, int concurrency, int port, Calls calls, int total) throws Exception {
+        Outcome o = run(concurrency, port, calls, total);
+        long[] latencies = o.sortedLatencies();
+        int ok = Math.max(o.ok(), 1);
+        // CPU per successful call is steadier than the rate on a busy 2-core machine. The rate is
+        // CPU-bound only while every core is busy: "cores busy" below the machine's count is time the
+        // level spent waiting (shed joiners backing off).
+        System.out.printf("%-16s N=%3d: %7.1f /s  p50 %s  p99 %s  CPU %5.2f ms/call (JIT %4.2f), cores busy %4.2f"
+                        + "  failed %d/%d  (attempts shed and retried: %d)%n",
+                what, concurrency, o.rate(), ms(latencies, o.ok(), 0.50), ms(latencies, o.ok(), 0.99), o.cpuMs() / ok,
+                o.jitMs() / ok, o.cpuMs() / 1e3 / o.seconds(), o.errors(), o.total(), o.retried());
+        return o.rate();
     }
 
     /** The Kubernetes double's CPU per ticket since {@code before}: a stand-in sharing the machine, not the join service's work. */
@@ -164,19 +236,14 @@ public final class JoinLoadBench {
         }).toList();
     }
 
-    /**
-     * {@code total} calls, call i over a new connection from {@code clients.get(i % clients.size())}
-     * asking {@code request.apply(i)}.
-     *
-     * @return successful calls per second
-     */
-    private static double run(String what, int concurrency, int port, List<SslContext> clients, int total,
-            IntFunction<IssueJoinTicketRequest> request) throws Exception {
+    /** {@code total} calls, each over a new connection (a full handshake); only successful calls count. */
+    private static Outcome run(int concurrency, int port, Calls calls, int total) throws Exception {
         // Requests are made before the clock starts.
         IssueJoinTicketRequest[] requests = new IssueJoinTicketRequest[total];
         for (int i = 0; i < total; i++) {
-            requests[i] = request.apply(i);
+            requests[i] = calls.requests().apply(i);
         }
+        List<SslContext> clients = calls.clients();
         long[] latencies = new long[total];
         Arrays.fill(latencies, Long.MAX_VALUE);
         AtomicInteger next = new AtomicInteger();
@@ -186,6 +253,7 @@ public final class JoinLoadBench {
         com.sun.management.OperatingSystemMXBean os =
                 (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
         long cpuStart = os.getProcessCpuTime();
+        long jitStart = JitCpu.nanos();
         long start = System.nanoTime();
         List<Future<?>> futures = new ArrayList<>();
         for (int t = 0; t < concurrency; t++) {
@@ -206,17 +274,11 @@ public final class JoinLoadBench {
         }
         double seconds = (System.nanoTime() - start) / 1e9;
         double cpuMs = (os.getProcessCpuTime() - cpuStart) / 1e6;
+        double jitMs = (JitCpu.nanos() - jitStart) / 1e6;
         pool.shutdown();
-        // Only successful calls count, in the rate and in the percentiles (failures sort last as MAX_VALUE).
+        // Failures sort last as MAX_VALUE, outside the percentiles of the successful calls.
         Arrays.sort(latencies);
-        int ok = total - errors.get();
-        double rate = ok / seconds;
-        // CPU of the whole JVM (both ends and the doubles) per successful call: steadier than the rate
-        // on a busy 2-core machine.
-        System.out.printf("%-16s N=%3d: %7.1f /s  p50 %s  p99 %s  CPU %5.2f ms/call  failed %d/%d  (attempts shed and retried: %d)%n",
-                what, concurrency, rate, ms(latencies, ok, 0.50), ms(latencies, ok, 0.99), cpuMs / Math.max(ok, 1),
-                errors.get(), total, retried.get());
-        return rate;
+        return new Outcome(total, errors.get(), retried.get(), seconds, cpuMs, jitMs, latencies);
     }
 
     private static String ms(long[] sorted, int ok, double quantile) {
