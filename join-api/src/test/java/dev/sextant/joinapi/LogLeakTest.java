@@ -49,7 +49,7 @@ class LogLeakTest {
 
     private static List<String> exercise(TestCluster cluster, ListAppender<ILoggingEvent> captured) throws Exception {
         Map<String, Object> props = new HashMap<>(cluster.properties());
-        props.put("grpc.server.port", "${random.port}");
+        props.put("grpc.server.port", "0");
         props.put("logger.levels.dev.sextant", "TRACE");
         List<String> secrets = new ArrayList<>();
         try (ApplicationContext ctx = ApplicationContext.builder().properties(props).environments("test").start()) {

@@ -53,7 +53,7 @@ class MutualAtlsJoinTest {
         props.putAll(nodes.configure(cluster.dir));
         props.put(JoinServiceConfig.ATLS_SERVER_TPM, tpm.tpmArg());
         props.put(JoinServiceConfig.ATLS_SERVER_EVENT_LOG, cluster.dir.resolve("no-event-log").toString());
-        props.put("grpc.server.port", "${random.port}");
+        props.put("grpc.server.port", "0");
         props.put("micronaut.server.port", "-1");
         context = ApplicationContext.builder().properties(props).start();
         GrpcEmbeddedServer server = context.getBean(GrpcEmbeddedServer.class);
