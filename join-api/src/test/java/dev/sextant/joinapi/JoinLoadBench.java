@@ -77,6 +77,7 @@ public final class JoinLoadBench {
     private static final int ATTEMPTS = 8;
     /** Warm-up ends when the JIT compilers take less than this share of the CPU (as in AtlsBench). */
     private static final double SETTLED_JIT_SHARE = 0.10;
+    /** On 2 cores the JIT seldom gets below that share within these; the warm-up line says where it stood. */
     private static final int MAX_WARM_UP_SLICES = 8;
     /** What a handshake-only level resets between warm-up slices: nothing. */
     private static final Runnable NO_RESET = () -> {};
