@@ -31,7 +31,7 @@ final class MicroCosts {
         System.out.printf("%nsingle-thread costs (ms/op, %.0f s each after as long a warm-up):%n", seconds);
         report("mint: P-256 keygen + self-signed cert (BC)", seconds,
                 () -> minter.certify(minter.newKeyPair(), Variant.QEMU_VTPM, document));
-        report("attest: software TPM (one RSA-2048 signature)", seconds,
+        report("attest: software TPM (one ECDSA P-256 signature)", seconds,
                 () -> attester.attest(Purpose.ATLS_SERVER, nonce, spkiHash));
         // The purpose label's whole cost: one SHA-256 over label, nonce and SPKI hash, length-prefixed.
         report("qualify: purpose-bound qualifying data (one SHA-256)", seconds,

@@ -16,11 +16,21 @@ import dev.sextant.proto.v1.BatchStep;
 import dev.sextant.proto.v1.AttestationDocument;
 import dev.sextant.proto.v1.Quote;
 
+import org.bouncycastle.crypto.ec.CustomNamedCurves;
+import org.bouncycastle.asn1.x9.X9ECParameters;
+import org.bouncycastle.crypto.params.ECDomainParameters;
+import org.bouncycastle.crypto.params.ECPrivateKeyParameters;
+import org.bouncycastle.crypto.params.ParametersWithRandom;
+import org.bouncycastle.crypto.signers.ECDSASigner;
+import org.bouncycastle.util.BigIntegers;
+
+import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.security.KeyPair;
 import java.security.PublicKey;
-import java.security.Signature;
+import java.security.SecureRandom;
+import java.security.interfaces.ECPrivateKey;
 import java.security.cert.X509Certificate;
 import java.util.ArrayList;
 import java.util.List;
@@ -29,19 +39,24 @@ import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * Signs TPMS_ATTEST quotes "like a TPM" with an in-memory RSA-2048 AK over chosen PCR values, with
- * EK and AK certificates from a {@link TestPki}. Keys, certificates, PCRs and the event log are made
- * once in the constructor, so a quote costs one RSA signature. Thread-safe, and batched like the
+ * Signs TPMS_ATTEST quotes "like a TPM" with an in-memory ECC P-256 AK (the template provisioning
+ * creates) over chosen PCR values, with EK and AK certificates from a {@link TestPki}. Keys,
+ * certificates, PCRs and the event log are made once in the constructor, so a quote costs one ECDSA
+ * signature. Thread-safe, and batched like the
  * real attester: concurrent requests share a quote through the same {@link QuoteBatcher}.
  */
 public final class SoftwareTpmAttester implements Attester {
+    /** Made once: its generator keeps the multiples BouncyCastle precomputes for signing. */
+    private static final ECDomainParameters P256 = p256();
     private static final byte[] STALE_NONCE = "a nonce from an earlier handshake".getBytes(StandardCharsets.UTF_8);
     private static final byte[] OTHER_USER_DATA = TestEventLog.sha256("another TLS key".getBytes(StandardCharsets.UTF_8));
 
     private final SoftwareTpmOptions options;
     private final TestPki trustedPki;
     private final KeyPair ak;
+    private final ECPrivateKeyParameters akSigningKey;
     private final SoftwareTpmState state;
+    private final SecureRandom random = new SecureRandom();
     private final AtomicLong clock = new AtomicLong(1_000);
     private final QuoteBatcher<Quote> batcher = new QuoteBatcher<>(64, this::quote);
 
@@ -63,14 +78,24 @@ public final class SoftwareTpmAttester implements Attester {
         this.options = options;
         this.trustedPki = trustedPki;
         try {
-            this.ak = newRsaKey();
+            this.ak = newAkKey();
+            this.akSigningKey = new ECPrivateKeyParameters(((ECPrivateKey) ak.getPrivate()).getS(), P256);
             this.state = SoftwareTpmState.create(trustedPki, ak, ekKey, options);
         } catch (GeneralSecurityException e) {
             throw new IllegalStateException("setting up the software TPM", e);
         }
     }
 
-    /** An RSA-2048 key pair, as the TPM's EK and AK are. */
+    /** An ECC P-256 key pair, as the AK is. */
+    static KeyPair newAkKey() {
+        try {
+            return TestPki.generator("EC", 256).generateKeyPair();
+        } catch (GeneralSecurityException e) {
+            throw new IllegalStateException("P-256 is part of every Java platform", e);
+        }
+    }
+
+    /** An RSA-2048 key pair, as the TPM's EK is. */
     public static KeyPair newRsaKey() {
         try {
             return TestPki.generator("RSA", 2048).generateKeyPair();
@@ -163,15 +188,18 @@ public final class SoftwareTpmAttester implements Attester {
                 .toByteArray();
     }
 
-    /** TPMT_SIGNATURE with TPM_ALG_RSASSA and SHA-256 (Part 2, §11.3.4). */
+    /** TPMT_SIGNATURE with TPM_ALG_ECDSA and SHA-256, r and s as long as the order (Part 2, §11.3.4). */
     private byte[] sign(byte[] attest) {
-        try {
-            Signature s = Signature.getInstance("SHA256withRSA");
-            s.initSign(ak.getPrivate());
-            s.update(attest);
-            return new TpmWriter().u16(TpmAlg.RSASSA).u16(TpmAlg.SHA256).sized(s.sign()).toByteArray();
-        } catch (GeneralSecurityException e) {
-            throw new IllegalStateException("signing with an in-memory RSA key", e);
-        }
+        ECDSASigner ecdsa = new ECDSASigner();
+        ecdsa.init(true, new ParametersWithRandom(akSigningKey, random));
+        BigInteger[] rs = ecdsa.generateSignature(TestEventLog.sha256(attest));
+        return new TpmWriter().u16(TpmAlg.ECDSA).u16(TpmAlg.SHA256)
+                .sized(BigIntegers.asUnsignedByteArray(32, rs[0])).sized(BigIntegers.asUnsignedByteArray(32, rs[1]))
+                .toByteArray();
+    }
+
+    private static ECDomainParameters p256() {
+        X9ECParameters curve = CustomNamedCurves.getByName("secp256r1");
+        return new ECDomainParameters(curve.getCurve(), curve.getG(), curve.getN(), curve.getH());
     }
 }

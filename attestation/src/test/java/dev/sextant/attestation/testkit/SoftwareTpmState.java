@@ -3,15 +3,16 @@ package dev.sextant.attestation.testkit;
 import dev.sextant.attestation.tpmstructures.PcrSelection;
 import dev.sextant.attestation.tpmstructures.TpmAlg;
 import dev.sextant.attestation.tpmstructures.TpmWriter;
+import dev.sextant.attestation.tpmstructures.TpmsEccParameters;
 import dev.sextant.attestation.tpmstructures.TpmtPublic;
+import org.bouncycastle.util.BigIntegers;
 
-import java.math.BigInteger;
 import java.security.GeneralSecurityException;
 import java.security.KeyPair;
 import java.security.PublicKey;
 import java.security.cert.CertificateEncodingException;
 import java.security.cert.X509Certificate;
-import java.security.interfaces.RSAPublicKey;
+import java.security.interfaces.ECPublicKey;
 import java.util.Arrays;
 import java.util.SortedMap;
 import java.util.SortedSet;
@@ -29,13 +30,13 @@ record SoftwareTpmState(byte[] akPublic, byte[] akName, byte[] ekCertificate, by
     static SoftwareTpmState create(TestPki trusted, KeyPair ak, PublicKey ekKey, SoftwareTpmOptions o)
             throws GeneralSecurityException, CertificateEncodingException {
         long attributes = o.has(Mutation.UNRESTRICTED_AK) ? AK_ATTRIBUTES & ~TpmtPublic.RESTRICTED : AK_ATTRIBUTES;
-        byte[] akPublic = akPublic((RSAPublicKey) ak.getPublic(), attributes);
+        byte[] akPublic = akPublic((ECPublicKey) ak.getPublic(), attributes);
         byte[] akName = new TpmWriter().u16(TpmAlg.SHA256).bytes(TestEventLog.sha256(akPublic)).toByteArray();
         TestPki issuer = o.has(Mutation.FOREIGN_CA) ? new TestPki("foreign-ca") : trusted;
         X509Certificate ek = issuer.issueEk(ekKey);
         X509Certificate akCert;
         if (o.has(Mutation.WRONG_AK)) {
-            akCert = issuer.issueAk(SoftwareTpmAttester.newRsaKey().getPublic(), akName, ek);
+            akCert = issuer.issueAk(SoftwareTpmAttester.newAkKey().getPublic(), akName, ek);
         } else if (o.has(Mutation.BROKEN_BINDING)) {
             byte[] otherName = akName.clone();
             otherName[5] ^= 1;
@@ -49,12 +50,16 @@ record SoftwareTpmState(byte[] akPublic, byte[] akName, byte[] ekCertificate, by
                 reported(pcrs, o), selection(o), pcrDigest(pcrs, o), eventLog);
     }
 
-    /** TPMT_PUBLIC of an RSA-2048 RSASSA-SHA256 key, nameAlg SHA-256, exponent 0 (Part 2, §12.2.4). */
-    static byte[] akPublic(RSAPublicKey key, long attributes) {
-        byte[] modulus = unsigned(key.getModulus(), 256);
-        return new TpmWriter().u16(TpmAlg.RSA).u16(TpmAlg.SHA256).u32(attributes).sized(new byte[0])
-                .u16(TpmAlg.NULL).u16(TpmAlg.RSASSA).u16(TpmAlg.SHA256).u16(2048).u32(0)
-                .sized(modulus).toByteArray();
+    /**
+     * TPMT_PUBLIC of an ECC NIST P-256 ECDSA-SHA256 key, nameAlg SHA-256, kdf NULL (Part 2, §12.2.4),
+     * as TPM2_CreatePrimary returns it for the provisioning template.
+     */
+    static byte[] akPublic(ECPublicKey key, long attributes) {
+        return new TpmWriter().u16(TpmAlg.ECC).u16(TpmAlg.SHA256).u32(attributes).sized(new byte[0])
+                .u16(TpmAlg.NULL).u16(TpmAlg.ECDSA).u16(TpmAlg.SHA256).u16(TpmsEccParameters.NIST_P256).u16(TpmAlg.NULL)
+                .sized(BigIntegers.asUnsignedByteArray(32, key.getW().getAffineX()))
+                .sized(BigIntegers.asUnsignedByteArray(32, key.getW().getAffineY()))
+                .toByteArray();
     }
 
     private static SortedMap<Integer, byte[]> pcrValues(SoftwareTpmOptions o) {
@@ -117,13 +122,5 @@ record SoftwareTpmState(byte[] akPublic, byte[] akName, byte[] ekCertificate, by
             log[log.length - lastData.length - 4 - 1] ^= 1;
         }
         return log;
-    }
-
-    private static byte[] unsigned(BigInteger v, int size) {
-        byte[] b = v.toByteArray();
-        byte[] out = new byte[size];
-        int n = Math.min(b.length, size);
-        System.arraycopy(b, b.length - n, out, size - n, n);
-        return out;
     }
 }

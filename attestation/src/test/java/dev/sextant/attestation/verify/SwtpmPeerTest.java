@@ -10,11 +10,14 @@ import dev.sextant.attestation.policy.ExpectedValue;
 import dev.sextant.attestation.policy.Measurements;
 import dev.sextant.attestation.testkit.Fixtures;
 import dev.sextant.attestation.tpmstructures.TpmAlg;
+import dev.sextant.attestation.tpmstructures.TpmWriter;
 import dev.sextant.attestation.tpmstructures.TpmsAttest;
 import dev.sextant.attestation.tpmstructures.TpmtPublic;
 import dev.sextant.attestation.tpmstructures.TpmtSignature;
 import dev.sextant.proto.v1.AttestationDocument;
 import dev.sextant.proto.v1.Quote;
+import org.bouncycastle.asn1.x9.ECNamedCurveTable;
+import org.bouncycastle.util.BigIntegers;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -48,6 +51,26 @@ class SwtpmPeerTest {
         assertTrue(QuoteSignature.verifies(ak.toJavaPublicKey(), sig, TpmsAttest.parse(attest).raw()));
         attest[attest.length - 1] ^= 1;
         assertTrue(!QuoteSignature.verifies(ak.toJavaPublicKey(), sig, attest));
+    }
+
+    @Test
+    @DisplayName("swtpm's ECDSA quote signature stops verifying with r or s out of range, swapped, or under the RSA AK")
+    void ecdsaQuoteSignatureEdges() throws Exception {
+        TpmtPublic ecc = TpmtPublic.parse(Fixtures.swtpm("ak-ecc.tpmt_public"));
+        TpmtPublic rsa = TpmtPublic.parse(Fixtures.swtpm("ak-rsa.tpmt_public"));
+        byte[] attest = Fixtures.swtpm("quote-ecc.tpms_attest");
+        TpmtSignature sig = TpmtSignature.parse(Fixtures.swtpm("quote-ecc.tpmt_signature"));
+        byte[] order = BigIntegers.asUnsignedByteArray(32, ECNamedCurveTable.getByName("secp256r1").getN());
+        List<TpmtSignature> broken = List.of(
+                ecdsa(new byte[32], sig.ecdsaS()), ecdsa(sig.ecdsaR(), order), ecdsa(sig.ecdsaS(), sig.ecdsaR()));
+        for (TpmtSignature b : broken) {
+            assertTrue(!QuoteSignature.verifies(ecc.toJavaPublicKey(), b, attest));
+        }
+        assertTrue(!QuoteSignature.verifies(rsa.toJavaPublicKey(), sig, attest));
+    }
+
+    private static TpmtSignature ecdsa(byte[] r, byte[] s) throws Exception {
+        return TpmtSignature.parse(new TpmWriter().u16(TpmAlg.ECDSA).u16(TpmAlg.SHA256).sized(r).sized(s).toByteArray());
     }
 
     @Test

@@ -22,7 +22,7 @@ import java.time.temporal.ChronoUnit;
 import java.util.Date;
 
 /**
- * Issues the AK certificate of the shared design: subject CN=sextant-ak, the AK's RSA key, ten
+ * Issues the AK certificate of the shared design: subject CN=sextant-ak, the AK's key, ten
  * years, signed by the EK's CA, with the non-critical "AK binding" extension
  * SEQUENCE { OCTET STRING akName, OCTET STRING SHA-256(EK certificate SubjectPublicKeyInfo DER) }.
  */

@@ -1,7 +1,9 @@
 package dev.sextant.tpmmanufacturer.provision;
 
 import dev.sextant.attestation.tpmstructures.TpmFormatException;
+import dev.sextant.attestation.tpmstructures.TpmtPublic;
 import dev.sextant.tpm.NvIndices;
+import dev.sextant.tpm.command.AkTemplate;
 import dev.sextant.tpm.command.CreatedPrimary;
 import dev.sextant.tpm.command.NvPublic;
 import dev.sextant.tpm.command.TpmClient;
@@ -11,15 +13,16 @@ import dev.sextant.tpm.command.TpmRc;
 import java.io.ByteArrayInputStream;
 import java.security.GeneralSecurityException;
 import java.security.PrivateKey;
+import java.security.PublicKey;
 import java.security.cert.CertificateFactory;
 import java.security.cert.X509Certificate;
-import java.security.interfaces.RSAPublicKey;
 import java.util.Optional;
 
 /**
  * Factory provisioning of the AK (like a TCG IAK certificate): derive the AK, read the EK
  * certificate, have the EK's CA certify the AK, store that certificate in NV 0x01381001.
- * Idempotent: a stored certificate that already certifies this AK under this CA is kept.
+ * Idempotent: a stored certificate that already certifies this TPM's AK under this CA is kept,
+ * whichever {@link AkTemplate} made it, since the join service binds disks and names to the AK.
  */
 public final class AkProvisioner {
     /** ownerwrite|authwrite|ownerread|authread|no_da, ordinary index (shared design "AK trust"). */
@@ -36,36 +39,60 @@ public final class AkProvisioner {
         this.issuer = new AkCertificateIssuer(caCertificate, caKey);
     }
 
-    /** Returns the AK certificate now stored in the TPM (new or kept). */
+    /** Returns the AK certificate now stored in the TPM (kept, or new for an {@link AkTemplate#ECC_P256} AK). */
     public X509Certificate provision() throws ProvisioningException {
-        return client.exclusive(this::provisionLocked);
+        return provision(AkTemplate.ECC_P256);
     }
 
-    private X509Certificate provisionLocked() throws ProvisioningException {
-        CreatedPrimary ak;
+    /** As {@link #provision()}, with {@code template} for the AK of a new certificate. */
+    public X509Certificate provision(AkTemplate template) throws ProvisioningException {
+        return client.exclusive(() -> provisionLocked(template));
+    }
+
+    private X509Certificate provisionLocked(AkTemplate template) throws ProvisioningException {
         try {
-            ak = client.createAk();
-        } catch (TpmException e) {
-            throw new ProvisioningException("creating the AK: " + e.getMessage(), e);
-        }
-        try {
-            RSAPublicKey akKey = AkPublicKeys.rsaPublicKey(ak.tpmtPublic());
             X509Certificate ek = parse(client.nv().read(NvIndices.EK_CERT_RSA));
-            Optional<X509Certificate> existing = storedCertificateFor(akKey);
-            if (existing.isPresent()) {
-                return existing.get();
+            Optional<X509Certificate> stored = storedCertificate();
+            Optional<AkTemplate> storedTemplate = stored.flatMap(c -> AkTemplate.certifying(c.getPublicKey()));
+            if (storedTemplate.isPresent()) {
+                X509Certificate kept = stored.get();
+                if (withAk(storedTemplate.get(), ak -> ak.key().equals(kept.getPublicKey()))) {
+                    return kept;
+                }
             }
-            X509Certificate cert = issuer.issue(akKey, AkPublicKeys.name(ak.tpmtPublic()), ek);
+            X509Certificate cert = withAk(template, ak -> issuer.issue(ak.key(), ak.name(), ek));
             store(cert.getEncoded());
             return cert;
-        } catch (TpmFormatException e) {
-            throw new ProvisioningException("the TPM returned a malformed AK public area: " + e.getMessage(), e);
         } catch (TpmException e) {
             throw new ProvisioningException("provisioning the AK certificate: " + e.getMessage(), e);
         } catch (GeneralSecurityException e) {
             throw new ProvisioningException("issuing the AK certificate: " + e.getMessage(), e);
+        }
+    }
+
+    /** The AK's key and TPM name, as the TPM returned its public area. */
+    private record Ak(PublicKey key, byte[] name) {}
+
+    @FunctionalInterface
+    private interface AkUse<T> {
+        T apply(Ak ak) throws GeneralSecurityException, TpmException;
+    }
+
+    private <T> T withAk(AkTemplate template, AkUse<T> use) throws ProvisioningException, GeneralSecurityException,
+            TpmException {
+        CreatedPrimary created;
+        try {
+            created = client.createAk(template);
+        } catch (TpmException e) {
+            throw new ProvisioningException("creating the AK: " + e.getMessage(), e);
+        }
+        try {
+            TpmtPublic area = TpmtPublic.parse(created.tpmtPublic());
+            return use.apply(new Ak(area.toJavaPublicKey(), area.name()));
+        } catch (TpmFormatException e) {
+            throw new ProvisioningException("the TPM returned a malformed AK public area: " + e.getMessage(), e);
         } finally {
-            flush(ak.handle());
+            flush(created.handle());
         }
     }
 
@@ -77,7 +104,8 @@ public final class AkProvisioner {
         }
     }
 
-    private Optional<X509Certificate> storedCertificateFor(RSAPublicKey akKey) throws TpmException {
+    /** The stored AK certificate if this CA issued it; empty when there is none or it is another's. */
+    private Optional<X509Certificate> storedCertificate() throws TpmException {
         byte[] stored;
         try {
             stored = client.nv().read(NvIndices.AK_CERT);
@@ -90,9 +118,9 @@ public final class AkProvisioner {
         try {
             X509Certificate cert = parse(stored);
             cert.verify(caCertificate.getPublicKey());
-            return cert.getPublicKey().equals(akKey) ? Optional.of(cert) : Optional.empty();
+            return Optional.of(cert);
         } catch (GeneralSecurityException | RuntimeException e) {
-            return Optional.empty();   // garbage, another CA or another key: replace it
+            return Optional.empty();   // garbage or another CA's: replace it
         }
     }
 

@@ -2,26 +2,39 @@ package dev.sextant.tpm.attest;
 
 import dev.sextant.attestation.Purpose;
 import dev.sextant.attestation.issue.AttestationException;
+import dev.sextant.attestation.Variant;
+import dev.sextant.attestation.policy.ExpectedValue;
+import dev.sextant.attestation.policy.Measurements;
 import dev.sextant.attestation.tpmstructures.TpmAlg;
+import dev.sextant.attestation.tpmstructures.TpmtPublic;
+import dev.sextant.attestation.tpmstructures.TpmtSignature;
+import dev.sextant.attestation.verify.AkTrust;
+import dev.sextant.attestation.verify.AttestedState;
+import dev.sextant.attestation.verify.DocumentVerifier;
+import dev.sextant.attestation.verify.VerifierPolicy;
 import dev.sextant.attestation.Qualification;
 import dev.sextant.attestation.QuoteBatch;
 import dev.sextant.proto.v1.AttestationDocument;
 import dev.sextant.proto.v1.Quote;
 import dev.sextant.tpm.NvIndices;
-import dev.sextant.tpmmanufacturer.provision.AkPublicKeys;
+import dev.sextant.tpm.command.AkTemplate;
 import dev.sextant.tpmmanufacturer.testkit.Swtpm;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.PublicKey;
 import java.security.Signature;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -66,15 +79,28 @@ class TpmAttesterTest {
         q.getPcrsMap().forEach((k, v) -> pcrs.put(k, v.toByteArray()));
         assertEquals(24, pcrs.size());
         assertArrayEquals(TpmAttester.digestOf(pcrs), fields.pcrDigest());
-        ByteBuffer sig = ByteBuffer.wrap(q.getSignature().toByteArray());
-        assertEquals(TpmAlg.RSASSA, sig.getShort());
-        assertEquals(TpmAlg.SHA256, sig.getShort());
-        byte[] rsa = new byte[sig.getShort()];
-        sig.get(rsa);
-        Signature v = Signature.getInstance("SHA256withRSA");
-        v.initVerify(AkPublicKeys.rsaPublicKey(doc.getAkPublic().toByteArray()));
+        TpmtSignature signature = TpmtSignature.parse(q.getSignature().toByteArray());
+        assertEquals(TpmAlg.SHA256, signature.hashAlg());
+        PublicKey ak = TpmtPublic.parse(doc.getAkPublic().toByteArray()).toJavaPublicKey();
+        Signature v;
+        byte[] signed;
+        if (signature.sigAlg() == TpmAlg.ECDSA) {
+            v = Signature.getInstance("SHA256withECDSAinP1363Format");   // r || s, each as long as the order
+            signed = ByteBuffer.allocate(64).put(fixed32(signature.ecdsaR())).put(fixed32(signature.ecdsaS())).array();
+        } else {
+            assertEquals(TpmAlg.RSASSA, signature.sigAlg());
+            v = Signature.getInstance("SHA256withRSA");
+            signed = signature.rsaSignature();
+        }
+        v.initVerify(ak);
         v.update(q.getAttest().toByteArray());
-        assertTrue(v.verify(rsa), "quote signature verifies with the AK");
+        assertTrue(v.verify(signed), "quote signature verifies with the AK");
+    }
+
+    private static byte[] fixed32(byte[] unsigned) {
+        byte[] out = new byte[32];
+        System.arraycopy(unsigned, 0, out, 32 - unsigned.length, unsigned.length);
+        return out;
     }
 
     @Test
@@ -126,6 +152,26 @@ class TpmAttesterTest {
             }
         } finally {
             pool.shutdownNow();
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(AkTemplate.class)
+    @DisplayName("a TPM quotes with the AK its certificate certifies, of either template, and the verifier accepts it")
+    void quotesWithTheCertifiedAk(AkTemplate template) throws Exception {
+        try (Swtpm tpm = Swtpm.provisioned(template);
+             TpmAttester own = new TpmAttester(tpm.client(), Path.of("/nonexistent/binary_bios_measurements"))) {
+            byte[] nonce = "fresh nonce".getBytes();
+            byte[] userData = new byte[32];
+            AttestationDocument doc = own.attest(Purpose.ATLS_SERVER, nonce, userData);
+            assertSoundQuote(doc, nonce, userData);
+            TreeMap<Integer, ExpectedValue> unlocked = new TreeMap<>(Map.of(15, new ExpectedValue(new byte[32], false)));
+            DocumentVerifier verifier = new DocumentVerifier(new VerifierPolicy(
+                    new Measurements(Variant.QEMU_VTPM, unlocked), AkTrust.ekCa(List.of(tpm.ca().certificate()))));
+            AttestedState state = verifier.verify(doc.toByteArray(), Purpose.ATLS_SERVER, nonce, userData);
+            assertArrayEquals(TpmtPublic.parse(own.akPublic()).name(), state.akName());
+            assertEquals(template == AkTemplate.ECC_P256 ? TpmAlg.ECC : TpmAlg.RSA,
+                    TpmtPublic.parse(own.akPublic()).type());
         }
     }
 

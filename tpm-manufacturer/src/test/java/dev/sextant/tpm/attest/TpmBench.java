@@ -1,6 +1,7 @@
 package dev.sextant.tpm.attest;
 
 import dev.sextant.attestation.Purpose;
+import dev.sextant.tpm.command.AkTemplate;
 import dev.sextant.tpm.command.CreatedPrimary;
 import dev.sextant.tpm.command.TpmClient;
 import dev.sextant.tpmmanufacturer.testkit.Swtpm;
@@ -9,8 +10,8 @@ import java.nio.file.Path;
 
 /**
  * Prints how long a test swtpm takes to come up and how fast it quotes. Not a test: from the
- * repository root run {@code mvn -q -o -pl tpm test-compile dependency:build-classpath
- * -Dmdep.outputFile=target/cp.txt -Dmdep.includeScope=test}, then in tpm/ run {@code java -cp
+ * repository root run {@code mvn -q -o -pl tpm-manufacturer test-compile dependency:build-classpath
+ * -Dmdep.outputFile=target/cp.txt -Dmdep.includeScope=test}, then in tpm-manufacturer/ run {@code java -cp
  * target/classes:target/test-classes:$(cat target/cp.txt) dev.sextant.tpm.attest.TpmBench [iterations]}.
  */
 public final class TpmBench {
@@ -35,18 +36,23 @@ public final class TpmBench {
         }
     }
 
+    /** Quotes with each AK template in turn, the RSA one being the baseline of the ECC one. */
     private static void quotes(TpmClient tpm, int n) throws Exception {
-        CreatedPrimary ak = tpm.createAk();
-        try {
-            tpm.quote(ak.handle(), new byte[32]);   // warm-up
+        for (AkTemplate template : AkTemplate.values()) {
             long t0 = System.nanoTime();
-            for (int i = 0; i < n; i++) {
-                tpm.quote(ak.handle(), new byte[32]);
+            CreatedPrimary ak = tpm.createAk(template);
+            double created = ms(t0);
+            try {
+                tpm.quote(ak.handle(), new byte[32]);   // warm-up
+                t0 = System.nanoTime();
+                for (int i = 0; i < n; i++) {
+                    tpm.quote(ak.handle(), new byte[32]);
+                }
+                System.out.printf("TPM2_Quote, %s AK (CreatePrimary %.0f ms): %.1f quotes/s (%.2f ms each, %d quotes)%n",
+                        template, created, n / (ms(t0) / 1000), ms(t0) / n, n);
+            } finally {
+                tpm.flushContext(ak.handle());
             }
-            System.out.printf("TPM2_Quote: %.1f quotes/s (%.2f ms each, %d quotes)%n",
-                    n / (ms(t0) / 1000), ms(t0) / n, n);
-        } finally {
-            tpm.flushContext(ak.handle());
         }
     }
 

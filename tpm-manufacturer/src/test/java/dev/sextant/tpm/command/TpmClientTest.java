@@ -1,12 +1,15 @@
 package dev.sextant.tpm.command;
 
 import dev.sextant.attestation.tpmstructures.TpmAlg;
+import dev.sextant.attestation.tpmstructures.TpmtSignature;
 import dev.sextant.tpm.NvIndices;
 import dev.sextant.tpmmanufacturer.testkit.Swtpm;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 import java.security.MessageDigest;
 import java.util.Arrays;
@@ -60,11 +63,12 @@ class TpmClientTest {
         assertFalse(Arrays.equals(a, tpm.getRandom(100)));
     }
 
-    @Test
-    @DisplayName("CreatePrimary with the AK template yields the same key every time; FlushContext frees it")
-    void createPrimaryIsDeterministic() throws Exception {
-        CreatedPrimary first = tpm.createAk();
-        CreatedPrimary second = tpm.createAk();
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(AkTemplate.class)
+    @DisplayName("CreatePrimary with an AK template yields the same key every time; FlushContext frees it")
+    void createPrimaryIsDeterministic(AkTemplate template) throws Exception {
+        CreatedPrimary first = tpm.createAk(template);
+        CreatedPrimary second = tpm.createAk(template);
         try {
             assertArrayEquals(first.tpmtPublic(), second.tpmtPublic());
             assertArrayEquals(first.name(), second.name());
@@ -77,17 +81,20 @@ class TpmClientTest {
         assertTrue(e.getMessage().startsWith("TPM2_FlushContext failed: TPM_RC_"), e.getMessage());
     }
 
-    @Test
-    @DisplayName("Quote signs TPMS_ATTEST with the qualifying data as extraData")
-    void quote() throws Exception {
-        CreatedPrimary ak = tpm.createAk();
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(AkTemplate.class)
+    @DisplayName("Quote signs TPMS_ATTEST with the qualifying data as extraData, in the AK's own scheme")
+    void quote(AkTemplate template) throws Exception {
+        CreatedPrimary ak = tpm.createAk(template);
         try {
             byte[] qualifying = sha256("nonce".getBytes());
             QuoteResult q = tpm.quote(ak.handle(), qualifying);
             byte[] attest = q.attest();
             assertEquals(0xff544347, java.nio.ByteBuffer.wrap(attest).getInt(), "TPM_GENERATED_VALUE");
             assertTrue(indexOf(attest, qualifying) > 0, "extraData carries the qualifying data");
-            assertEquals(TpmAlg.RSASSA, ((q.signature()[0] & 0xff) << 8) | (q.signature()[1] & 0xff));
+            TpmtSignature signature = TpmtSignature.parse(q.signature());
+            assertEquals(template == AkTemplate.ECC_P256 ? TpmAlg.ECDSA : TpmAlg.RSASSA, signature.sigAlg());
+            assertEquals(TpmAlg.SHA256, signature.hashAlg());
         } finally {
             tpm.flushContext(ak.handle());
         }
@@ -96,7 +103,7 @@ class TpmClientTest {
     @Test
     @DisplayName("Quote with a flushed key fails with a decoded TPM_RC_REFERENCE_H0 naming TPM2_Quote")
     void quoteWithBadHandle() throws Exception {
-        CreatedPrimary ak = tpm.createAk();
+        CreatedPrimary ak = tpm.createAk(AkTemplate.ECC_P256);
         tpm.flushContext(ak.handle());
         TpmException e = assertThrows(TpmException.class, () -> tpm.quote(ak.handle(), new byte[32]));
         assertEquals("TPM2_Quote failed: TPM_RC_REFERENCE_H0 (0x910)", e.getMessage());

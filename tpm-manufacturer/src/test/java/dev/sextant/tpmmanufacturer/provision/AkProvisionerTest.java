@@ -1,8 +1,9 @@
 package dev.sextant.tpmmanufacturer.provision;
 
 import dev.sextant.attestation.AkBinding;
-
+import dev.sextant.attestation.tpmstructures.TpmtPublic;
 import dev.sextant.tpm.NvIndices;
+import dev.sextant.tpm.command.AkTemplate;
 import dev.sextant.tpm.command.CreatedPrimary;
 import dev.sextant.tpm.command.NvPublic;
 import dev.sextant.tpm.command.TpmClient;
@@ -53,10 +54,12 @@ class AkProvisionerTest {
         assertEquals(swtpm.ca().certificate().getSubjectX500Principal(), cert.getIssuerX500Principal());
         long years = (cert.getNotAfter().getTime() - cert.getNotBefore().getTime()) / (365L * 24 * 3600 * 1000);
         assertEquals(10, years);
-        CreatedPrimary ak = tpm.createAk();
+        CreatedPrimary ak = tpm.createAk(AkTemplate.ECC_P256);
         try {
-            assertEquals(AkPublicKeys.rsaPublicKey(ak.tpmtPublic()), cert.getPublicKey());
-            assertArrayEquals(AkPublicKeys.name(ak.tpmtPublic()), ak.name(), "our name computation matches the TPM's");
+            TpmtPublic area = TpmtPublic.parse(ak.tpmtPublic());
+            assertEquals("EC", cert.getPublicKey().getAlgorithm(), "a new AK is ECC P-256");
+            assertEquals(area.toJavaPublicKey(), cert.getPublicKey());
+            assertArrayEquals(area.name(), ak.name(), "our name computation matches the TPM's");
         } finally {
             tpm.flushContext(ak.handle());
         }
@@ -73,7 +76,7 @@ class AkProvisionerTest {
         assertNotNull(ext, "binding extension present");
         ASN1Sequence seq = ASN1Sequence.getInstance(ASN1OctetString.getInstance(ext).getOctets());
         assertEquals(2, seq.size());
-        CreatedPrimary ak = tpm.createAk();
+        CreatedPrimary ak = tpm.createAk(AkTemplate.ECC_P256);
         tpm.flushContext(ak.handle());
         assertArrayEquals(ak.name(), ASN1OctetString.getInstance(seq.getObjectAt(0)).getOctets());
         byte[] ekDer = tpm.nv().read(NvIndices.EK_CERT_RSA);
@@ -111,14 +114,28 @@ class AkProvisionerTest {
     }
 
     @Test
+    @DisplayName("provisioning again keeps a certificate of an RSA AK (provisioned before ECC), even when asked for ECC")
+    void keepsRsaAk() throws Exception {
+        try (Swtpm legacy = Swtpm.provisioned(AkTemplate.RSA_2048)) {
+            X509Certificate before = storedAkCertificate(legacy.client());
+            assertEquals("RSA", before.getPublicKey().getAlgorithm());
+            X509Certificate again = new AkProvisioner(legacy.client(), legacy.ca().certificate(), legacy.ca().key())
+                    .provision(AkTemplate.ECC_P256);
+            assertEquals(before, again, "the join service binds this TPM's disk and name to its RSA AK");
+            assertEquals(before, storedAkCertificate(legacy.client()));
+        }
+    }
+
+    @Test
     @DisplayName("the AK is the same key after a swtpm restart on the same state")
     void akSurvivesRestart() throws Exception {
-        CreatedPrimary before = swtpm.client().createAk();
+        CreatedPrimary before = swtpm.client().createAk(AkTemplate.ECC_P256);
         swtpm.client().flushContext(before.handle());
         swtpm.restart();
-        CreatedPrimary after = swtpm.client().createAk();
+        CreatedPrimary after = swtpm.client().createAk(AkTemplate.ECC_P256);
         swtpm.client().flushContext(after.handle());
         assertArrayEquals(before.tpmtPublic(), after.tpmtPublic());
-        assertEquals(AkPublicKeys.rsaPublicKey(after.tpmtPublic()), storedAkCertificate(swtpm.client()).getPublicKey());
+        assertEquals(TpmtPublic.parse(after.tpmtPublic()).toJavaPublicKey(),
+                storedAkCertificate(swtpm.client()).getPublicKey());
     }
 }

@@ -1,5 +1,6 @@
 package dev.sextant.tpmmanufacturer.testkit;
 
+import dev.sextant.tpm.command.AkTemplate;
 import dev.sextant.tpm.command.TpmClient;
 import dev.sextant.tpmmanufacturer.provision.AkProvisioner;
 import dev.sextant.tpmmanufacturer.swtpm.LocalCa;
@@ -67,9 +68,14 @@ public final class Swtpm implements AutoCloseable {
 
     /** A manufactured TPM whose AK certificate is provisioned (what a node has after the factory). */
     public static Swtpm provisioned() throws Exception {
+        return provisioned(AkTemplate.ECC_P256);
+    }
+
+    /** As {@link #provisioned()}, with an AK of {@code template} (RSA_2048: a TPM provisioned before ECC). */
+    public static Swtpm provisioned(AkTemplate template) throws Exception {
         Swtpm tpm = start();
         try {
-            new AkProvisioner(tpm.client(), tpm.ca.certificate(), tpm.ca.key()).provision();
+            new AkProvisioner(tpm.client(), tpm.ca.certificate(), tpm.ca.key()).provision(template);
             return tpm;
         } catch (ProvisioningException | IOException e) {
             tpm.close();

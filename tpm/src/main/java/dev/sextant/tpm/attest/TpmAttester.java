@@ -12,18 +12,23 @@ import dev.sextant.attestation.Qualification;
 import dev.sextant.proto.v1.AttestationDocument;
 import dev.sextant.proto.v1.Quote;
 import dev.sextant.tpm.NvIndices;
+import dev.sextant.tpm.command.AkTemplate;
 import dev.sextant.tpm.command.CreatedPrimary;
 import dev.sextant.tpm.command.QuoteResult;
 import dev.sextant.tpm.command.TpmClient;
 import dev.sextant.tpm.command.TpmException;
 import dev.sextant.tpm.transport.TpmTarget;
 
+import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.security.PublicKey;
+import java.security.cert.CertificateException;
+import java.security.cert.CertificateFactory;
 import java.util.Map;
 import java.util.SortedMap;
 
@@ -71,18 +76,29 @@ public final class TpmAttester implements Attester, AutoCloseable {
                 root -> new Quoted(client.exclusive(() -> quoteConsistently(root)), ByteString.copyFrom(readEventLog())));
         this.ownsClient = ownsClient;
         this.eventLog = eventLog;
+        this.ekCertificate = readCertificate(NvIndices.EK_CERT_RSA, "EK");
+        this.akCertificate = readCertificate(NvIndices.AK_CERT, "AK");
         try {
-            this.ak = client.createAk();
+            this.ak = client.createAk(templateOf(akCertificate));
         } catch (TpmException e) {
             throw new AttestationException("loading the AK: " + e.getMessage(), e);
         }
+    }
+
+    /**
+     * The AK is re-derived from the template whose key its certificate certifies: a TPM provisioned
+     * with an RSA AK keeps quoting with it, so its bindings at the join service stay valid.
+     */
+    private static AkTemplate templateOf(byte[] akCertificate) throws AttestationException {
+        PublicKey certified;
         try {
-            this.ekCertificate = readCertificate(NvIndices.EK_CERT_RSA, "EK");
-            this.akCertificate = readCertificate(NvIndices.AK_CERT, "AK");
-        } catch (AttestationException e) {
-            flushQuietly();
-            throw e;
+            certified = CertificateFactory.getInstance("X.509")
+                    .generateCertificate(new ByteArrayInputStream(akCertificate)).getPublicKey();
+        } catch (CertificateException e) {
+            throw new AttestationException("the AK certificate in NV is not an X.509 certificate: " + e.getMessage(), e);
         }
+        return AkTemplate.certifying(certified).orElseThrow(() -> new AttestationException(
+                "the AK certificate in NV certifies a " + certified.getAlgorithm() + " key, which no AK template makes"));
     }
 
     /** Opens the TPM named by a CLI {@code --tpm} argument; {@link #close()} closes it too. */

@@ -85,9 +85,9 @@ public final class TpmClient implements AutoCloseable {
         return out;
     }
 
-    /** Creates (re-derives) the AK from {@link AkTemplate} in the owner hierarchy. */
-    public CreatedPrimary createAk() throws TpmException {
-        return createPrimary(RH_OWNER, AkTemplate.tpmtPublic());
+    /** Creates (re-derives) the AK from {@code template} in the owner hierarchy. */
+    public CreatedPrimary createAk(AkTemplate template) throws TpmException {
+        return createPrimary(RH_OWNER, template.tpmtPublic());
     }
 
     /**
@@ -121,7 +121,8 @@ public final class TpmClient implements AutoCloseable {
 
     /**
      * TPM2_Quote (Part 3, §18.4) over all 24 SHA-256 PCRs; inScheme TPM_ALG_NULL so the TPM uses the
-     * AK's own scheme (RSASSA-SHA256). The signature is the rest of the parameters.
+     * AK's own scheme (ECDSA- or RSASSA-SHA256, {@link AkTemplate}). The signature is the rest of the
+     * parameters.
      */
     public QuoteResult quote(int akHandle, byte[] qualifyingData) throws TpmException {
         Command c = Command.of(TpmCc.QUOTE).authorizedHandle(akHandle);
