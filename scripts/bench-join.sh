@@ -6,7 +6,7 @@
 # are printed), all in one JVM on this machine; before each kind of level, calls of that kind run
 # until the JIT compilers take under 10% of the CPU (their number is fixed so none ends uncounted).
 # Only successful tickets count; the output names the KMS and Kubernetes API doubles it ran against.
-# Setup makes 256 + tickets-per-level software-TPM machines first (about 35 ms each on 2 cores).
+# Setup makes 256 + tickets-per-level software-TPM machines first (about 2 ms each: an ECC AK each, one shared EK key).
 # Usage: scripts/bench-join.sh [tickets-per-level (1024)] [fabric8]
 # "fabric8": use the fabric8 CRUD mock as the Kubernetes API double (O(objects) per request)
 # instead of the hash-map double, to see its cost.

@@ -2,8 +2,8 @@ package dev.sextant.attestation.verify;
 
 import dev.sextant.attestation.tpmstructures.TpmAlg;
 import dev.sextant.attestation.tpmstructures.TpmtSignature;
-import org.bouncycastle.crypto.ec.CustomNamedCurves;
 import org.bouncycastle.asn1.x9.X9ECParameters;
+import org.bouncycastle.crypto.ec.CustomNamedCurves;
 import org.bouncycastle.crypto.params.ECDomainParameters;
 import org.bouncycastle.crypto.params.ECPublicKeyParameters;
 import org.bouncycastle.crypto.signers.ECDSASigner;

@@ -16,8 +16,8 @@ import dev.sextant.proto.v1.BatchStep;
 import dev.sextant.proto.v1.AttestationDocument;
 import dev.sextant.proto.v1.Quote;
 
-import org.bouncycastle.crypto.ec.CustomNamedCurves;
 import org.bouncycastle.asn1.x9.X9ECParameters;
+import org.bouncycastle.crypto.ec.CustomNamedCurves;
 import org.bouncycastle.crypto.params.ECDomainParameters;
 import org.bouncycastle.crypto.params.ECPrivateKeyParameters;
 import org.bouncycastle.crypto.params.ParametersWithRandom;
@@ -42,8 +42,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * Signs TPMS_ATTEST quotes "like a TPM" with an in-memory ECC P-256 AK (the template provisioning
  * creates) over chosen PCR values, with EK and AK certificates from a {@link TestPki}. Keys,
  * certificates, PCRs and the event log are made once in the constructor, so a quote costs one ECDSA
- * signature. Thread-safe, and batched like the
- * real attester: concurrent requests share a quote through the same {@link QuoteBatcher}.
+ * signature. Thread-safe, and batched like the real attester: concurrent requests share a quote
+ * through the same {@link QuoteBatcher}.
  */
 public final class SoftwareTpmAttester implements Attester {
     /** Made once: its generator keeps the multiples BouncyCastle precomputes for signing. */
@@ -53,7 +53,6 @@ public final class SoftwareTpmAttester implements Attester {
 
     private final SoftwareTpmOptions options;
     private final TestPki trustedPki;
-    private final KeyPair ak;
     private final ECPrivateKeyParameters akSigningKey;
     private final SoftwareTpmState state;
     private final SecureRandom random = new SecureRandom();
@@ -78,7 +77,7 @@ public final class SoftwareTpmAttester implements Attester {
         this.options = options;
         this.trustedPki = trustedPki;
         try {
-            this.ak = newAkKey();
+            KeyPair ak = newAkKey();
             this.akSigningKey = new ECPrivateKeyParameters(((ECPrivateKey) ak.getPrivate()).getS(), P256);
             this.state = SoftwareTpmState.create(trustedPki, ak, ekKey, options);
         } catch (GeneralSecurityException e) {
