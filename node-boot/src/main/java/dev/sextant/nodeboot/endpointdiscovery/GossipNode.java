@@ -277,6 +277,13 @@ public final class GossipNode implements AutoCloseable {
      * coordinator still finishing a merge discards (its view handler is suspended until the merge
      * ends), and the node then leaves silently, its records kept until failure detection removes it
      * seconds later (seen in DiscoveryNetnsTest when a node left right after a healed partition).
+     *
+     * <p>The withdrawal goes to each member directly as well as to the group. A member that dropped
+     * this node's multicasts while it did not yet count this node a member (during that same merge)
+     * delivers its later multicasts only after the dropped ones are retransmitted, which a node that
+     * has left no longer does; its unicasts are not held back (DiscoveryNetnsTest, 2026-11-26: the
+     * multicast withdrawal reached one member and not the other, whose merge view came last).
+     * Receivers keep only the newest version of each member's records, so the copies are harmless.
      */
     @Override
     public void close() {
@@ -288,6 +295,11 @@ public final class GossipNode implements AutoCloseable {
         if (published && channel.isConnected()) {
             replaceOwn(Set.of());
             announce();
+            for (Address member : channel.getView().getMembers()) {
+                if (!member.equals(channel.getAddress())) {
+                    announce(member);
+                }
+            }
         }
         channel.close();
     }

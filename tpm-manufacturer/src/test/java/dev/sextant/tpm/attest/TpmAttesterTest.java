@@ -18,6 +18,8 @@ import dev.sextant.proto.v1.AttestationDocument;
 import dev.sextant.proto.v1.Quote;
 import dev.sextant.tpm.NvIndices;
 import dev.sextant.tpm.command.AkTemplate;
+import dev.sextant.tpm.command.NvPublic;
+import dev.sextant.tpmmanufacturer.provision.AkCertificateIssuer;
 import dev.sextant.tpmmanufacturer.testkit.Swtpm;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -27,11 +29,15 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
+import java.io.ByteArrayInputStream;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.KeyPairGenerator;
 import java.security.PublicKey;
 import java.security.Signature;
+import java.security.cert.CertificateFactory;
+import java.security.cert.X509Certificate;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -172,6 +178,22 @@ class TpmAttesterTest {
             assertArrayEquals(TpmtPublic.parse(own.akPublic()).name(), state.akName());
             assertEquals(template == AkTemplate.ECC_P256 ? TpmAlg.ECC : TpmAlg.RSA,
                     TpmtPublic.parse(own.akPublic()).type());
+        }
+    }
+
+    @Test
+    @DisplayName("a TPM whose AK certificate certifies a key no AK template makes is refused at start, naming the key's kind")
+    void akCertificateOfAnotherKind() throws Exception {
+        try (Swtpm tpm = Swtpm.start()) {
+            X509Certificate ek = (X509Certificate) CertificateFactory.getInstance("X.509")
+                    .generateCertificate(new ByteArrayInputStream(tpm.client().nv().read(NvIndices.EK_CERT_RSA)));
+            PublicKey ed25519 = KeyPairGenerator.getInstance("Ed25519").generateKeyPair().getPublic();
+            byte[] der = new AkCertificateIssuer(tpm.ca().certificate(), tpm.ca().key())
+                    .issue(ed25519, new byte[34], ek).getEncoded();
+            tpm.client().nv().defineSpace(NvIndices.AK_CERT, NvPublic.AUTHWRITE | NvPublic.AUTHREAD | NvPublic.NO_DA, der.length);
+            tpm.client().nv().write(NvIndices.AK_CERT, der);
+            AttestationException e = assertThrows(AttestationException.class, () -> new TpmAttester(tpm.client()));
+            assertEquals("the AK certificate in NV certifies a key of kind EdDSA, which no AK template makes", e.getMessage());
         }
     }
 

@@ -98,7 +98,7 @@ public final class TpmAttester implements Attester, AutoCloseable {
             throw new AttestationException("the AK certificate in NV is not an X.509 certificate: " + e.getMessage(), e);
         }
         return AkTemplate.certifying(certified).orElseThrow(() -> new AttestationException(
-                "the AK certificate in NV certifies a " + certified.getAlgorithm() + " key, which no AK template makes"));
+                "the AK certificate in NV certifies a key of kind " + certified.getAlgorithm() + ", which no AK template makes"));
     }
 
     /** Opens the TPM named by a CLI {@code --tpm} argument; {@link #close()} closes it too. */
