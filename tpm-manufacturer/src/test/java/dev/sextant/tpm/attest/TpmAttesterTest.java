@@ -21,6 +21,8 @@ import dev.sextant.tpm.command.AkTemplate;
 import dev.sextant.tpm.command.NvPublic;
 import dev.sextant.tpmmanufacturer.provision.AkCertificateIssuer;
 import dev.sextant.tpmmanufacturer.testkit.Swtpm;
+import org.bouncycastle.util.Arrays;
+import org.bouncycastle.util.BigIntegers;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
@@ -30,7 +32,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 import java.io.ByteArrayInputStream;
-import java.nio.ByteBuffer;
+import java.math.BigInteger;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.KeyPairGenerator;
@@ -92,7 +94,8 @@ class TpmAttesterTest {
         byte[] signed;
         if (signature.sigAlg() == TpmAlg.ECDSA) {
             v = Signature.getInstance("SHA256withECDSAinP1363Format");   // r || s, each as long as the order
-            signed = ByteBuffer.allocate(64).put(fixed32(signature.ecdsaR())).put(fixed32(signature.ecdsaS())).array();
+            signed = Arrays.concatenate(BigIntegers.asUnsignedByteArray(32, new BigInteger(1, signature.ecdsaR())),
+                    BigIntegers.asUnsignedByteArray(32, new BigInteger(1, signature.ecdsaS())));
         } else {
             assertEquals(TpmAlg.RSASSA, signature.sigAlg());
             v = Signature.getInstance("SHA256withRSA");
@@ -101,12 +104,6 @@ class TpmAttesterTest {
         v.initVerify(ak);
         v.update(q.getAttest().toByteArray());
         assertTrue(v.verify(signed), "quote signature verifies with the AK");
-    }
-
-    private static byte[] fixed32(byte[] unsigned) {
-        byte[] out = new byte[32];
-        System.arraycopy(unsigned, 0, out, 32 - unsigned.length, unsigned.length);
-        return out;
     }
 
     @Test
