@@ -1,5 +1,6 @@
 package dev.sextant.e2e.cluster;
 
+import dev.sextant.localcluster.qemu.FreePort;
 import java.io.IOException;
 import java.io.RandomAccessFile;
 import java.nio.charset.StandardCharsets;
@@ -27,8 +28,8 @@ final class ClusterNode {
     final Path dir;
     final int tpmPort = Waits.freePortPair();
     final int ctrlPort = tpmPort + 1;
-    final int grpcPort = Waits.freePort();
-    final int recoveryPort = Waits.freePort();
+    final int grpcPort = FreePort.pick();
+    final int recoveryPort = FreePort.pick();
     final boolean withDisk;
     private Process tpm;
     private Process bootstrapper;

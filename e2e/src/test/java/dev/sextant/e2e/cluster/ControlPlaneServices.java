@@ -1,5 +1,6 @@
 package dev.sextant.e2e.cluster;
 
+import dev.sextant.localcluster.qemu.FreePort;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.sextant.serviceconfig.JoinServiceConfig;
@@ -24,8 +25,8 @@ final class ControlPlaneServices {
     private final Procs procs;
     private final Repo repo;
     private final Path dir;
-    final int kmsPort = Waits.freePort();
-    final int joinPort = Waits.freePort();
+    final int kmsPort = FreePort.pick();
+    final int joinPort = FreePort.pick();
 
     ControlPlaneServices(Procs procs, Repo repo, Path clusterDir) throws IOException {
         this.procs = procs;
@@ -54,7 +55,7 @@ final class ControlPlaneServices {
         Files.write(dir.resolve("mastersecret"), secret.get("key").binaryValue());
         Files.write(dir.resolve("salt"), secret.get("salt").binaryValue());
         Files.write(dir.resolve("measurementSalt"), secret.get("measurementSalt").binaryValue());
-        KmsConfig kms = new KmsConfig(ServerPorts.of(kmsPort, Waits.freePort()), dir.resolve("mastersecret"),
+        KmsConfig kms = new KmsConfig(ServerPorts.of(kmsPort, FreePort.pick()), dir.resolve("mastersecret"),
                 dir.resolve("salt"), false);
         procs.start("kms", repo.service("kms", "dev.sextant.kms.Application", systemProperties(kms.toProperties())), Map.of());
     }
@@ -71,7 +72,7 @@ final class ControlPlaneServices {
                 "-out", dir.resolve("ca.crt").toString(), "-subj", "/CN=sextant-e2e-cluster-ca", "-days", "30"));
         JoinServiceConfig defaults = JoinServiceConfig.defaults();
         JoinServiceConfig config = defaults
-                .withPorts(ServerPorts.of(joinPort, Waits.freePort()))
+                .withPorts(ServerPorts.of(joinPort, FreePort.pick()))
                 .withKms(new JoinServiceConfig.Kms("127.0.0.1:" + kmsPort, defaults.kms().deadline()))
                 .withKubernetes(new JoinServiceConfig.Kubernetes(true, defaults.kubernetes().distribution(),
                         Optional.of(kubeApi), defaults.kubernetes().namespace(), defaults.kubernetes().timeout()))

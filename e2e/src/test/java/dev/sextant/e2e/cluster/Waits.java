@@ -1,5 +1,7 @@
 package dev.sextant.e2e.cluster;
 
+import dev.sextant.localcluster.qemu.FreePort;
+
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
@@ -58,7 +60,7 @@ final class Waits {
     /** A free port P whose successor is free too: the swtpm TCTI of tpm2-tools expects the control port at P+1. */
     static int freePortPair() {
         for (int tries = 0; tries < 50; tries++) {
-            int port = freePort();
+            int port = FreePort.pick();
             try (ServerSocket next = new ServerSocket(port + 1, 0, java.net.InetAddress.getLoopbackAddress())) {
                 return port;
             } catch (IOException taken) {
@@ -66,13 +68,5 @@ final class Waits {
             }
         }
         throw new IllegalStateException("no two consecutive free loopback ports in 50 tries");
-    }
-
-    static int freePort() {
-        try (ServerSocket s = new ServerSocket(0, 0, java.net.InetAddress.getLoopbackAddress())) {
-            return s.getLocalPort();
-        } catch (IOException e) {
-            throw new java.io.UncheckedIOException(e);
-        }
     }
 }
