@@ -1,8 +1,8 @@
 package dev.sextant.joinapi;
 
 import com.google.protobuf.ByteString;
-import dev.sextant.proto.v1.GetDataKeyRequest;
-import dev.sextant.proto.v1.GetDataKeyResponse;
+import dev.sextant.proto.v1.GetDataKeysRequest;
+import dev.sextant.proto.v1.GetDataKeysResponse;
 import dev.sextant.proto.v1.KeyServiceGrpc;
 import io.grpc.Server;
 import io.grpc.Status;
@@ -39,14 +39,15 @@ public final class FakeKeyService extends KeyServiceGrpc.KeyServiceImplBase impl
     }
 
     @Override
-    public void getDataKey(GetDataKeyRequest request, StreamObserver<GetDataKeyResponse> responses) {
+    public void getDataKeys(GetDataKeysRequest request, StreamObserver<GetDataKeysResponse> responses) {
         calls.incrementAndGet();
         if (down.get()) {
             responses.onError(Status.UNAVAILABLE.withDescription("kms down (test)").asRuntimeException());
             return;
         }
-        responses.onNext(GetDataKeyResponse.newBuilder()
-                .setDataKey(ByteString.copyFrom(keyFor(request.getDataKeyId()))).build());
+        GetDataKeysResponse.Builder keys = GetDataKeysResponse.newBuilder();
+        request.getDataKeyIdsList().forEach(id -> keys.addDataKeys(ByteString.copyFrom(keyFor(id))));
+        responses.onNext(keys.build());
         responses.onCompleted();
     }
 

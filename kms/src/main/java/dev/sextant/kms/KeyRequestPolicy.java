@@ -1,6 +1,7 @@
 package dev.sextant.kms;
 
 import dev.sextant.grpcsupport.Refusal;
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -12,6 +13,8 @@ public final class KeyRequestPolicy {
     public static final int MAX_ID_CHARS = 128;
     /** Keys are HKDF output used as disk passphrases and secrets; 64 bytes is far beyond any use. */
     public static final int MAX_KEY_BYTES = 64;
+    /** A join ticket takes four keys; a batch is not a way to ask for a key space at once. */
+    public static final int MAX_IDS_PER_CALL = 8;
 
     private KeyRequestPolicy() {
     }
@@ -41,6 +44,28 @@ public final class KeyRequestPolicy {
         if (length < 1 || length > MAX_KEY_BYTES) {
             return refuse(KeyRefusal.BAD_LENGTH, "length must be between 1 and " + MAX_KEY_BYTES
                     + " bytes, got " + Integer.toUnsignedString(length));
+        }
+        return Optional.empty();
+    }
+
+    /**
+     * Checks a request for several keys: each id as {@link #check(String, int)} checks one, and the
+     * count. The first refused id refuses the request; its message says which one it is.
+     */
+    public static Optional<Refusal> check(List<String> ids, int length) {
+        if (ids.isEmpty()) {
+            return refuse(KeyRefusal.NO_IDS, "data_key_ids is empty");
+        }
+        if (ids.size() > MAX_IDS_PER_CALL) {
+            return refuse(KeyRefusal.TOO_MANY_IDS, "data_key_ids has " + ids.size()
+                    + " ids; at most " + MAX_IDS_PER_CALL + " are allowed in one call");
+        }
+        for (int i = 0; i < ids.size(); i++) {
+            Optional<Refusal> refusal = check(ids.get(i), length);
+            if (refusal.isPresent()) {
+                Refusal r = refusal.get();
+                return Optional.of(new Refusal(r.reason(), "data_key_ids[" + i + "]: " + r.getMessage()));
+            }
         }
         return Optional.empty();
     }

@@ -4,6 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.sextant.grpcsupport.Refusal;
+import java.util.Collections;
+import java.util.List;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
@@ -47,5 +49,29 @@ class KeyRequestPolicyTest {
         Refusal refusal = KeyRequestPolicy.check(id, length).orElseThrow();
         assertEquals(reason, refusal.reason());
         assertEquals(message, refusal.getMessage());
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("badRequests")
+    @DisplayName("a batch with one bad id among good ones is refused, naming that id's place and what is wrong")
+    void refusesBatchWithOneBadId(String row, String id, int length, KeyRefusal reason, String message) {
+        Refusal refusal = KeyRequestPolicy.check(List.of("measurementSecret", id, "clusterID"), length).orElseThrow();
+        assertEquals(reason, refusal.reason());
+        // A bad length is the first id's fault already: the length is every key's.
+        String place = reason == KeyRefusal.BAD_LENGTH ? "data_key_ids[0]: " : "data_key_ids[1]: ";
+        assertEquals(place + message, refusal.getMessage());
+    }
+
+    @Test
+    @DisplayName("a batch of 1 to 8 good ids is accepted; none, or more than 8, is refused")
+    void batchSize() {
+        assertTrue(KeyRequestPolicy.check(List.of("x"), 32).isEmpty());
+        assertTrue(KeyRequestPolicy.check(Collections.nCopies(8, "x"), 32).isEmpty());
+        Refusal none = KeyRequestPolicy.check(List.of(), 32).orElseThrow();
+        assertEquals(KeyRefusal.NO_IDS, none.reason());
+        assertEquals("data_key_ids is empty", none.getMessage());
+        Refusal nine = KeyRequestPolicy.check(Collections.nCopies(9, "x"), 32).orElseThrow();
+        assertEquals(KeyRefusal.TOO_MANY_IDS, nine.reason());
+        assertEquals("data_key_ids has 9 ids; at most 8 are allowed in one call", nine.getMessage());
     }
 }

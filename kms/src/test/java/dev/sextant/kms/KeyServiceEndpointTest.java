@@ -5,7 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import com.google.protobuf.ByteString;
 import dev.sextant.proto.v1.GetDataKeyRequest;
+import dev.sextant.proto.v1.GetDataKeysRequest;
 import dev.sextant.proto.v1.KeyServiceGrpc.KeyServiceBlockingStub;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
@@ -13,6 +15,8 @@ import io.micronaut.test.extensions.junit5.annotation.MicronautTest;
 import io.micronaut.test.support.TestPropertyProvider;
 import jakarta.inject.Inject;
 import java.util.Arrays;
+import java.util.Collections;
+import java.util.List;
 import java.util.HexFormat;
 import java.util.Map;
 import java.util.stream.Stream;
@@ -96,5 +100,44 @@ class KeyServiceEndpointTest implements TestPropertyProvider {
         StatusRuntimeException e = assertThrows(StatusRuntimeException.class, () -> key(id, length));
         assertEquals(Status.Code.INVALID_ARGUMENT, e.getStatus().getCode());
         assertEquals(message, e.getStatus().getDescription());
+    }
+
+    private List<byte[]> keys(List<String> ids, int length) {
+        return keyService.getDataKeys(GetDataKeysRequest.newBuilder().addAllDataKeyIds(ids).setLength(length).build())
+                .getDataKeysList().stream().map(ByteString::toByteArray).toList();
+    }
+
+    @Test
+    @DisplayName("GetDataKeys returns each id's key, in the order asked, the same as GetDataKey's")
+    void batchReturnsEachKeyInOrder() {
+        List<String> ids = List.of("measurementSecret", "6f8c2e1a-3b4d-4e5f-8a9b-0c1d2e3f4a5b", "discoveryKey", "x");
+        List<byte[]> batch = keys(ids, 32);
+        assertEquals(ids.size(), batch.size());
+        for (int i = 0; i < ids.size(); i++) {
+            assertArrayEquals(key(ids.get(i), 32), batch.get(i), ids.get(i));
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("badRequests")
+    @DisplayName("a GetDataKeys call with one bad id among good ones fails as a whole with INVALID_ARGUMENT, naming the id's place")
+    void batchWithOneBadIdIsRefused(String row, String id, int length, KeyRefusal reason, String message) {
+        StatusRuntimeException e = assertThrows(StatusRuntimeException.class,
+                () -> keys(List.of("measurementSecret", id), length));
+        assertEquals(Status.Code.INVALID_ARGUMENT, e.getStatus().getCode());
+        assertEquals((reason == KeyRefusal.BAD_LENGTH ? "data_key_ids[0]: " : "data_key_ids[1]: ") + message,
+                e.getStatus().getDescription());
+    }
+
+    @Test
+    @DisplayName("a GetDataKeys call with no ids, or more than 8, fails with INVALID_ARGUMENT saying so")
+    void batchSizeIsBounded() {
+        StatusRuntimeException none = assertThrows(StatusRuntimeException.class, () -> keys(List.of(), 32));
+        assertEquals(Status.Code.INVALID_ARGUMENT, none.getStatus().getCode());
+        assertEquals("data_key_ids is empty", none.getStatus().getDescription());
+        StatusRuntimeException many = assertThrows(StatusRuntimeException.class,
+                () -> keys(Collections.nCopies(9, "x"), 32));
+        assertEquals(Status.Code.INVALID_ARGUMENT, many.getStatus().getCode());
+        assertEquals("data_key_ids has 9 ids; at most 8 are allowed in one call", many.getStatus().getDescription());
     }
 }

@@ -9,6 +9,7 @@ import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.classic.spi.ThrowableProxyUtil;
 import ch.qos.logback.core.read.ListAppender;
 import dev.sextant.proto.v1.GetDataKeyRequest;
+import dev.sextant.proto.v1.GetDataKeysRequest;
 import dev.sextant.proto.v1.KeyServiceGrpc;
 import io.grpc.ManagedChannel;
 import io.grpc.StatusRuntimeException;
@@ -71,6 +72,8 @@ class LogLeakTest {
                     keys.add(stub.getDataKey(GetDataKeyRequest.newBuilder().setDataKeyId(id).setLength(32).build())
                             .getDataKey().toByteArray());
                 }
+                stub.getDataKeys(GetDataKeysRequest.newBuilder().addDataKeyIds("discoveryKey").addDataKeyIds("discoveryCa")
+                        .setLength(32).build()).getDataKeysList().forEach(k -> keys.add(k.toByteArray()));
                 try {
                     stub.getDataKey(GetDataKeyRequest.newBuilder().setDataKeyId("bad/id").setLength(32).build());
                 } catch (StatusRuntimeException expected) {

@@ -15,6 +15,7 @@ import dev.sextant.proto.v1.IssueJoinTicketResponse;
 import dev.sextant.proto.v1.IssueRejoinTicketRequest;
 import dev.sextant.proto.v1.IssueRejoinTicketResponse;
 import jakarta.inject.Singleton;
+import java.util.List;
 import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -53,10 +54,12 @@ public class TicketIssuer {
         Optional<byte[]> memberKey = InputChecks.discoveryPublicKey(request.getDiscoveryPublicKey());
         KubernetesPlan.Checked plan = kubernetes.check(request, nodeName);
 
-        byte[] measurementSecret = kms.dataKey(KeyDerivation.MEASUREMENT_SECRET);
-        byte[] diskKey = kms.dataKey(uuid);
-        byte[] discoveryKey = kms.dataKey(KeyDerivation.DISCOVERY_KEY);
-        byte[] caSeed = kms.dataKey(KeyDerivation.DISCOVERY_CA);
+        List<byte[]> keys = kms.dataKeys(KeyDerivation.MEASUREMENT_SECRET, uuid, KeyDerivation.DISCOVERY_KEY,
+                KeyDerivation.DISCOVERY_CA);
+        byte[] measurementSecret = keys.get(0);
+        byte[] diskKey = keys.get(1);
+        byte[] discoveryKey = keys.get(2);
+        byte[] caSeed = keys.get(3);
         bindings.claimNode(akName, uuid, nodeName);
         bindings.claimRole(akName, request.getControlPlane() ? "control-plane" : "worker");
 
@@ -87,9 +90,10 @@ public class TicketIssuer {
             throw new Refusal(JoinRefusal.DISK_NOT_BOUND, "disk " + uuid
                     + " is not bound to this machine's AK: a rejoin ticket goes only to the machine that owns the disk");
         }
-        byte[] measurementSecret = kms.dataKey(KeyDerivation.MEASUREMENT_SECRET);
-        byte[] diskKey = kms.dataKey(uuid);
-        byte[] discoveryKey = kms.dataKey(KeyDerivation.DISCOVERY_KEY);
+        List<byte[]> keys = kms.dataKeys(KeyDerivation.MEASUREMENT_SECRET, uuid, KeyDerivation.DISCOVERY_KEY);
+        byte[] measurementSecret = keys.get(0);
+        byte[] diskKey = keys.get(1);
+        byte[] discoveryKey = keys.get(2);
         LOG.info("issued rejoin ticket: disk={}", uuid);
         return IssueRejoinTicketResponse.newBuilder()
                 .setStateDiskKey(UnsafeByteOperations.unsafeWrap(diskKey))

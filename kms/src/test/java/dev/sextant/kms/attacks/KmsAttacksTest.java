@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.sextant.kms.TestSecrets;
 import dev.sextant.proto.v1.GetDataKeyRequest;
+import dev.sextant.proto.v1.GetDataKeysRequest;
 import dev.sextant.proto.v1.KeyServiceGrpc;
 import io.grpc.ManagedChannel;
 import io.grpc.Status;
@@ -55,8 +56,8 @@ class KmsAttacksTest implements TestPropertyProvider {
     }
 
     @Test
-    @DisplayName("a call to the KMS by anything but the join service on loopback (another pod, another host): "
-            + "PERMISSION_DENIED, no key derived")
+    @DisplayName("a call to the KMS by anything but the join service on loopback (another pod, another host), "
+            + "for one key or several: PERMISSION_DENIED, no key derived")
     void remoteCallerIsRefused() throws Exception {
         Optional<InetAddress> external = nonLoopbackAddress();
         assumeTrue(external.isPresent(), "this host has no non-loopback IPv4 address to call from");
@@ -65,6 +66,9 @@ class KmsAttacksTest implements TestPropertyProvider {
                 () -> dataKey(new InetSocketAddress(external.get(), port)));
         assertEquals(Status.Code.PERMISSION_DENIED, e.getStatus().getCode());
         assertTrue(e.getStatus().getDescription().contains("loopback only"), e.getStatus().getDescription());
+        StatusRuntimeException batch = assertThrows(StatusRuntimeException.class,
+                () -> dataKeys(new InetSocketAddress(external.get(), port)));
+        assertEquals(Status.Code.PERMISSION_DENIED, batch.getStatus().getCode());
         // The join service beside it still gets its keys.
         assertEquals(32, dataKey(new InetSocketAddress(InetAddress.getLoopbackAddress(), port)).length);
     }
@@ -75,6 +79,16 @@ class KmsAttacksTest implements TestPropertyProvider {
             return KeyServiceGrpc.newBlockingStub(channel).withDeadlineAfter(5, TimeUnit.SECONDS)
                     .getDataKey(GetDataKeyRequest.newBuilder().setDataKeyId("measurementSecret").setLength(32).build())
                     .getDataKey().toByteArray();
+        } finally {
+            channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+        }
+    }
+
+    private static void dataKeys(InetSocketAddress address) throws InterruptedException {
+        ManagedChannel channel = NettyChannelBuilder.forAddress(address).usePlaintext().build();
+        try {
+            KeyServiceGrpc.newBlockingStub(channel).withDeadlineAfter(5, TimeUnit.SECONDS).getDataKeys(
+                    GetDataKeysRequest.newBuilder().addDataKeyIds("measurementSecret").setLength(32).build());
         } finally {
             channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
         }
