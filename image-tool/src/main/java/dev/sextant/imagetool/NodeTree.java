@@ -19,10 +19,14 @@ import java.nio.file.attribute.FileTime;
 public final class NodeTree {
     /**
      * TCG emulation makes the JIT's top tier expensive at start-up; C1 alone reaches a serving
-     * gRPC port sooner, and the node's work is I/O, not computation. The root is read-only: no
-     * hsperfdata files.
+     * gRPC port sooner, and the node's work is I/O, not computation. C1 compiles a method after ten
+     * times the default calls (the Tier3 thresholds): under emulation a compiled method is compiled
+     * and then translated once more by QEMU, which costs start-up more than interpreting the methods
+     * called only a few hundred times. The root is read-only: no hsperfdata files.
      */
-    static final String JAVA_OPTIONS = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC -XX:-UsePerfData";
+    static final String JAVA_OPTIONS = "-XX:TieredStopAtLevel=1 -XX:Tier3InvocationThreshold=2000"
+            + " -XX:Tier3MinInvocationThreshold=1000 -XX:Tier3CompileThreshold=20000 -XX:Tier3BackEdgeThreshold=600000"
+            + " -XX:+UseSerialGC -XX:-UsePerfData";
     /**
      * Where each program's class-data-sharing archive lies: written in the image build by its
      * training run (mkosi.postinst.chroot, which points SEXTANT_JAVA_CDS at -XX:ArchiveClassesAtExit),
