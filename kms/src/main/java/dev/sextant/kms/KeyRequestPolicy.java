@@ -26,6 +26,31 @@ public final class KeyRequestPolicy {
      * @return the refusal, or empty when the request may be answered
      */
     public static Optional<Refusal> check(String id, int length) {
+        return checkId(id).or(() -> checkLength(length));
+    }
+
+    /**
+     * Checks a request for several keys: their count, the length (every key's), then each id as
+     * {@link #check(String, int)} checks one. The first refused id refuses the request; its message
+     * says which one it is.
+     */
+    public static Optional<Refusal> check(List<String> ids, int length) {
+        if (ids.isEmpty()) {
+            return refuse(KeyRefusal.NO_IDS, "data_key_ids is empty");
+        }
+        if (ids.size() > MAX_IDS_PER_CALL) {
+            return refuse(KeyRefusal.TOO_MANY_IDS, "data_key_ids has " + ids.size()
+                    + " ids; at most " + MAX_IDS_PER_CALL + " are allowed in one call");
+        }
+        Optional<Refusal> refusal = checkLength(length);
+        for (int i = 0; i < ids.size() && refusal.isEmpty(); i++) {
+            String place = "data_key_ids[" + i + "]: ";
+            refusal = checkId(ids.get(i)).map(r -> new Refusal(r.reason(), place + r.getMessage()));
+        }
+        return refusal;
+    }
+
+    private static Optional<Refusal> checkId(String id) {
         if (id.isEmpty()) {
             return refuse(KeyRefusal.EMPTY_ID, "data_key_id is empty");
         }
@@ -41,31 +66,13 @@ public final class KeyRequestPolicy {
                         "data_key_id has a character outside [A-Za-z0-9._:-] at index %d (U+%04X)", i, (int) c));
             }
         }
-        if (length < 1 || length > MAX_KEY_BYTES) {
-            return refuse(KeyRefusal.BAD_LENGTH, "length must be between 1 and " + MAX_KEY_BYTES
-                    + " bytes, got " + Integer.toUnsignedString(length));
-        }
         return Optional.empty();
     }
 
-    /**
-     * Checks a request for several keys: each id as {@link #check(String, int)} checks one, and the
-     * count. The first refused id refuses the request; its message says which one it is.
-     */
-    public static Optional<Refusal> check(List<String> ids, int length) {
-        if (ids.isEmpty()) {
-            return refuse(KeyRefusal.NO_IDS, "data_key_ids is empty");
-        }
-        if (ids.size() > MAX_IDS_PER_CALL) {
-            return refuse(KeyRefusal.TOO_MANY_IDS, "data_key_ids has " + ids.size()
-                    + " ids; at most " + MAX_IDS_PER_CALL + " are allowed in one call");
-        }
-        for (int i = 0; i < ids.size(); i++) {
-            Optional<Refusal> refusal = check(ids.get(i), length);
-            if (refusal.isPresent()) {
-                Refusal r = refusal.get();
-                return Optional.of(new Refusal(r.reason(), "data_key_ids[" + i + "]: " + r.getMessage()));
-            }
+    private static Optional<Refusal> checkLength(int length) {
+        if (length < 1 || length > MAX_KEY_BYTES) {
+            return refuse(KeyRefusal.BAD_LENGTH, "length must be between 1 and " + MAX_KEY_BYTES
+                    + " bytes, got " + Integer.toUnsignedString(length));
         }
         return Optional.empty();
     }

@@ -53,12 +53,12 @@ class KeyRequestPolicyTest {
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("badRequests")
-    @DisplayName("a batch with one bad id among good ones is refused, naming that id's place and what is wrong")
+    @DisplayName("a batch with one bad id among good ones is refused, naming that id's place and what is wrong (a bad length: the call's)")
     void refusesBatchWithOneBadId(String row, String id, int length, KeyRefusal reason, String message) {
         Refusal refusal = KeyRequestPolicy.check(List.of("measurementSecret", id, "clusterID"), length).orElseThrow();
         assertEquals(reason, refusal.reason());
-        // A bad length is the first id's fault already: the length is every key's.
-        String place = reason == KeyRefusal.BAD_LENGTH ? "data_key_ids[0]: " : "data_key_ids[1]: ";
+        // The length is every key's, so its refusal names no id.
+        String place = reason == KeyRefusal.BAD_LENGTH ? "" : "data_key_ids[1]: ";
         assertEquals(place + message, refusal.getMessage());
     }
 
