@@ -22,11 +22,14 @@ public final class NodeTree {
      * gRPC port sooner, and the node's work is I/O, not computation. C1 compiles a method after ten
      * times the default calls (the Tier3 thresholds): under emulation a compiled method is compiled
      * and then translated once more by QEMU, which costs start-up more than interpreting the methods
-     * called only a few hundred times. The root is read-only: no hsperfdata files.
+     * called only a few hundred times. The root is read-only: no hsperfdata files. Netty's buffer
+     * events for Java Flight Recorder are off: registering them starts JFR's event machinery (some
+     * 110 classes, annotation proxies and generated handler classes that no archive holds) in a JVM
+     * that never records; a node profiled with JFR can drop the property.
      */
     static final String JAVA_OPTIONS = "-XX:TieredStopAtLevel=1 -XX:Tier3InvocationThreshold=2000"
             + " -XX:Tier3MinInvocationThreshold=1000 -XX:Tier3CompileThreshold=20000 -XX:Tier3BackEdgeThreshold=600000"
-            + " -XX:+UseSerialGC -XX:-UsePerfData";
+            + " -XX:+UseSerialGC -XX:-UsePerfData -Dio.netty.jfr.enabled=false";
     /**
      * Where each program's class-data-sharing archive lies: written in the image build by its
      * training run (mkosi.postinst.chroot, which points SEXTANT_JAVA_CDS at -XX:ArchiveClassesAtExit),
