@@ -1,5 +1,6 @@
 package dev.sextant.images;
 
+import dev.sextant.attestation.testkit.FreePorts;
 import java.io.IOException;
 import java.net.HttpURLConnection;
 import java.net.URI;
@@ -22,7 +23,7 @@ final class LocalRegistry implements AutoCloseable {
     }
 
     static LocalRegistry start(Path dir) throws IOException, InterruptedException {
-        int port = FreePort.next();
+        int port = FreePorts.loopback();
         Files.createDirectories(dir);
         Path config = dir.resolve("config.yml");
         Files.writeString(config, """

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.sextant.atls.AtlsContexts;
 import dev.sextant.attestation.issue.Attester;
+import dev.sextant.attestation.testkit.FreePorts;
 import dev.sextant.attestation.testkit.SoftwareTpmAttester;
 import dev.sextant.attestation.testkit.TestPki;
 import dev.sextant.proto.v1.GetDataKeyRequest;
@@ -104,8 +105,8 @@ class RegistryPathTest {
     @DisplayName("the KMS container is healthy and derives the golden-vector key from its mounted master secret")
     void kmsServes() throws Exception {
         String name = "sextant-it-kms-" + suffix;
-        int grpc = FreePort.next();
-        int http = FreePort.next();
+        int grpc = FreePorts.loopback();
+        int http = FreePorts.loopback();
         Path secrets = ServiceFiles.kms(work.resolve("kms-config"));
         long t0 = System.nanoTime();
         // The KMS listens on loopback and answers loopback peers only; a published port needs both widened
@@ -132,8 +133,8 @@ class RegistryPathTest {
     @DisplayName("the join service container is healthy, refuses an unattested client in the handshake and answers an attested one")
     void joinServiceServes() throws Exception {
         String name = "sextant-it-join-" + suffix;
-        int grpc = FreePort.next();
-        int http = FreePort.next();
+        int grpc = FreePorts.loopback();
+        int http = FreePorts.loopback();
         TestPki ekCa = new TestPki("sextant-images-test-ek-ca");
         SoftwareTpmAttester node = ServiceFiles.node(ekCa);
         Path config = ServiceFiles.joinConfig(work.resolve("join-config"), ekCa, node);

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.sextant.attestation.testkit.FreePorts;
 import dev.sextant.keys.member.MemberCredentials;
 import dev.sextant.keys.member.MemberKey;
 import dev.sextant.keys.member.MemberRole;
@@ -15,7 +16,6 @@ import dev.sextant.nodeboot.endpointdiscovery.RecordTable;
 import dev.sextant.nodeboot.endpointdiscovery.TestMembers;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.SecureRandom;
@@ -63,7 +63,7 @@ class DiscoveryAttacksTest {
         Files.writeString(hosts, "127.0.0.1 localhost\n");
         HostsFile hostsFile = new HostsFile(hosts);
         InetAddress lo = InetAddress.getLoopbackAddress();
-        int[] ports = {freePort(), freePort(), freePort()};
+        int[] ports = FreePorts.loopback(3);
         List<InetSocketAddress> seeds = List.of(new InetSocketAddress(lo, ports[0]), new InetSocketAddress(lo, ports[1]));
         victim = GossipNode.start(config("cp-0", ports[0], seeds), groupKey, victimCredentials, records -> {
             try {
@@ -251,11 +251,5 @@ class DiscoveryAttacksTest {
             Thread.sleep(20);
         }
         return condition.getAsBoolean();
-    }
-
-    private static int freePort() throws Exception {
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return s.getLocalPort();
-        }
     }
 }

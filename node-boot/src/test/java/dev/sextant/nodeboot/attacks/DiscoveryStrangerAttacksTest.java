@@ -1,5 +1,6 @@
 package dev.sextant.nodeboot.attacks;
 
+import dev.sextant.attestation.testkit.FreePorts;
 import dev.sextant.nodeboot.endpointdiscovery.EndpointRecord;
 import dev.sextant.nodeboot.endpointdiscovery.GossipNode;
 import dev.sextant.nodeboot.endpointdiscovery.TestMembers;
@@ -9,7 +10,6 @@ import org.junit.jupiter.api.Test;
 import java.io.InputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
@@ -35,7 +35,7 @@ class DiscoveryStrangerAttacksTest {
     @DisplayName("a stranger probing every port a member listens on finds only the sealed group port, and no port answers it a byte")
     void strangerProbesEveryPort() throws Exception {
         InetAddress bind = InetAddress.getByName(ADDRESS);
-        int port = freePort(bind);
+        int port = FreePorts.on(bind);
         byte[] key = new byte[32];
         new SecureRandom().nextBytes(key);
         var config = new GossipNode.Config("probed", bind, port, List.of(new InetSocketAddress(bind, port)), "internal.demo",
@@ -108,11 +108,5 @@ class DiscoveryStrangerAttacksTest {
             }
         }
         return ports;
-    }
-
-    private static int freePort(InetAddress bind) throws Exception {
-        try (ServerSocket s = new ServerSocket(0, 1, bind)) {
-            return s.getLocalPort();
-        }
     }
 }

@@ -4,8 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.net.InetAddress;
-import java.net.ServerSocket;
+import dev.sextant.attestation.testkit.FreePorts;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -25,16 +24,10 @@ class DiscoveryResumeTest {
                 Duration.ofSeconds(4), Duration.ofSeconds(30), 6443, 0, 2379);
     }
 
-    private static int freePort() throws Exception {
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return s.getLocalPort();
-        }
-    }
-
     @Test
     @DisplayName("the next bootstrapper process of this boot rejoins the group with the key the first one remembered (0600)")
     void rejoinsAfterRestart() throws Exception {
-        int port = freePort();
+        int port = FreePorts.loopback();
         Path file = dir.resolve("run/discovery.key");
         try (var first = new EndpointDiscovery(settings(true, port))) {
             new DiscoveryResume(first, file).start(new byte[32], "cp-1", true,
@@ -56,7 +49,7 @@ class DiscoveryResumeTest {
     @DisplayName("with discovery switched off nothing is remembered")
     void disabledRemembersNothing() throws Exception {
         Path file = dir.resolve("discovery.key");
-        new DiscoveryResume(new EndpointDiscovery(settings(false, freePort())), file).start(new byte[32], "cp-1", true,
+        new DiscoveryResume(new EndpointDiscovery(settings(false, FreePorts.loopback())), file).start(new byte[32], "cp-1", true,
                 TestMembers.random().controlPlane("cp-1"));
         assertFalse(Files.exists(file));
     }

@@ -1,13 +1,12 @@
 package dev.sextant.nodeboot.endpointdiscovery;
 
+import dev.sextant.attestation.testkit.FreePorts;
 import dev.sextant.keys.KeyDerivation;
 import dev.sextant.nodeboot.keys.ClusterKeys;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -53,10 +52,7 @@ class EndpointDiscoveryTest {
     void keyToHostsFile() throws Exception {
         Path hosts = dir.resolve("hosts");
         Files.writeString(hosts, "127.0.0.1 localhost\n");
-        int port;
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            port = s.getLocalPort();
-        }
+        int port = FreePorts.loopback();
         try (var discovery = new EndpointDiscovery(settings(true, port, hosts, 30090))) {
             discovery.start(new byte[32], "cp-1", true, TestMembers.random().controlPlane("cp-1"));
             long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();

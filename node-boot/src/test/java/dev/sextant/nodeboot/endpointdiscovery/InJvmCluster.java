@@ -1,8 +1,8 @@
 package dev.sextant.nodeboot.endpointdiscovery;
 
+import dev.sextant.attestation.testkit.FreePorts;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -13,7 +13,6 @@ import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Many discovery members in one JVM: each its own JChannel on its own port of 127.0.0.1, the first
@@ -42,8 +41,8 @@ final class InJvmCluster implements AutoCloseable {
         this.failureTimeout = failureTimeout;
         this.stack = stack;
         this.members = TestMembers.forGroupKey(groupKey);
-        for (int i = 0; i < size; i++) {
-            ports.add(freePort());
+        for (int port : FreePorts.loopback(size)) {
+            ports.add(port);
         }
         for (int i = 0; i < seedCount; i++) {
             seeds.add(new InetSocketAddress(InetAddress.getLoopbackAddress(), ports.get(i)));
@@ -119,24 +118,5 @@ final class InJvmCluster implements AutoCloseable {
     @Override
     public void close() {
         nodes.parallelStream().forEach(GossipNode::close);
-    }
-
-    /**
-     * Ports come from a block below Linux's ephemeral range (32768–60999): a port the kernel hands out
-     * for ephemeral use can be taken by one of the many outgoing connections between choosing it and the
-     * member binding it (seen at 64 members), one below that range cannot.
-     */
-    private final AtomicInteger nextPort = new AtomicInteger(20_000 + new SecureRandom().nextInt(10_000));
-
-    int freePort() throws Exception {
-        for (int tries = 0; tries < 1_000; tries++) {
-            int port = nextPort.getAndIncrement();
-            try (ServerSocket s = new ServerSocket(port, 1, InetAddress.getLoopbackAddress())) {
-                return port;
-            } catch (java.net.BindException taken) {
-                // In use: try the next one.
-            }
-        }
-        throw new IllegalStateException("no free port below the ephemeral range");
     }
 }

@@ -1,12 +1,12 @@
 package dev.sextant.nodeboot.endpointdiscovery;
 
+import dev.sextant.attestation.testkit.FreePorts;
 import dev.sextant.nodeboot.joinservices.Endpoint;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.List;
@@ -23,7 +23,7 @@ class SealedGroupTest {
     void onlyKeyHoldersShareRecords() throws Exception {
         byte[] key = random();
         InetAddress lo = InetAddress.getLoopbackAddress();
-        int[] ports = {freePort(), freePort(), freePort()};
+        int[] ports = FreePorts.loopback(3);
         List<InetSocketAddress> seeds = List.of(new InetSocketAddress(lo, ports[0]), new InetSocketAddress(lo, ports[1]));
         // Records point at the address the members send from (loopback here), as the receivers demand.
         EndpointRecord a = new EndpointRecord("join.internal.demo", "127.0.0.1", 30090);
@@ -65,11 +65,5 @@ class SealedGroupTest {
         byte[] key = new byte[32];
         new SecureRandom().nextBytes(key);
         return key;
-    }
-
-    private static int freePort() throws Exception {
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return s.getLocalPort();
-        }
     }
 }

@@ -2,6 +2,7 @@ package dev.sextant.nodeboot.unlock;
 
 import com.google.protobuf.ByteString;
 import dev.sextant.atls.AtlsContexts;
+import dev.sextant.attestation.testkit.FreePorts;
 import dev.sextant.attestation.testkit.SoftwareTpmAttester;
 import dev.sextant.attestation.verify.AkTrust;
 import dev.sextant.attestation.verify.DocumentVerifier;
@@ -43,8 +44,6 @@ import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -82,16 +81,10 @@ class UnlockAtBootTest {
         return new DocumentVerifier(new VerifierPolicy(tpm.measurements(), AkTrust.ekCa(tpm.anchors())));
     }
 
-    private static int freePort() throws Exception {
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return s.getLocalPort();
-        }
-    }
-
-    /** A worker that joined with the test service's ticket; its disk now holds the ticket's key and its state. */
     /** The worker's discovery member credentials, as its join ticket certified them. */
     private static final MemberCredentials MEMBER = TestMembers.random().worker("worker-0");
 
+    /** A worker that joined with the test service's ticket; its disk now holds the ticket's key and its state. */
     private BringUpOutcome.Bootstrapped joinedWorker() throws Exception {
         node = new TestNode(dir, new FakeLuks(), pcr15::add, new FakeKubernetes(new DriverResult.Started(new byte[0])));
         byte[] clusterId = ClusterKeys.clusterId(TestJoinService.MEASUREMENT_SECRET, TestJoinService.MEASUREMENT_SALT);
@@ -130,7 +123,7 @@ class UnlockAtBootTest {
         var kubernetes = new FakeKubernetes(new DriverResult.Started(new byte[0]));
         node = node.reboot(pcr15::add, kubernetes);
         assertTrue(node.disk.holdsInitializedCluster());
-        int port = freePort();
+        int port = FreePorts.loopback();
         var waiting = awaitInBackground(unlock(List.of(new dev.sextant.nodeboot.joinservices.Endpoint("127.0.0.1", port)), 0), false);
         while (rounds.get() < 5) {
             Thread.sleep(20);
@@ -206,7 +199,7 @@ class UnlockAtBootTest {
         String since = initialized.bootstrapped().since();
 
         node = node.reboot(pcr15::add, FakeKubernetes.absent());
-        int port = freePort();
+        int port = FreePorts.loopback();
         var waiting = awaitInBackground(unlock(List.of(), port), true);
         ManagedChannel channel = NettyChannelBuilder.forAddress("127.0.0.1", port)
                 .sslContext(AtlsContexts.client(null, verifierOf(nodeTpm))).build();
