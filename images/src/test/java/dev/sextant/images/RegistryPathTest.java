@@ -105,8 +105,9 @@ class RegistryPathTest {
     @DisplayName("the KMS container is healthy and derives the golden-vector key from its mounted master secret")
     void kmsServes() throws Exception {
         String name = "sextant-it-kms-" + suffix;
-        int grpc = FreePorts.loopback();
-        int http = FreePorts.loopback();
+        int[] ports = FreePorts.loopback(2);
+        int grpc = ports[0];
+        int http = ports[1];
         Path secrets = ServiceFiles.kms(work.resolve("kms-config"));
         long t0 = System.nanoTime();
         // The KMS listens on loopback and answers loopback peers only; a published port needs both widened
@@ -133,8 +134,9 @@ class RegistryPathTest {
     @DisplayName("the join service container is healthy, refuses an unattested client in the handshake and answers an attested one")
     void joinServiceServes() throws Exception {
         String name = "sextant-it-join-" + suffix;
-        int grpc = FreePorts.loopback();
-        int http = FreePorts.loopback();
+        int[] ports = FreePorts.loopback(2);
+        int grpc = ports[0];
+        int http = ports[1];
         TestPki ekCa = new TestPki("sextant-images-test-ek-ca");
         SoftwareTpmAttester node = ServiceFiles.node(ekCa);
         Path config = ServiceFiles.joinConfig(work.resolve("join-config"), ekCa, node);
