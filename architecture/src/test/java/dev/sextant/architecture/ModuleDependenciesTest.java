@@ -41,13 +41,14 @@ class ModuleDependenciesTest {
             attestation                                    -> proto
             tpm                                            -> attestation proto
             atls                                           -> attestation proto
+            ecdsanative                                    -> attestation
             measuredboot                                   -> attestation
             grpcsupport                                    -> atls attestation
             keys                                           -> attestation
             serviceconfig                                  ->
 
             kms                                            -> grpcsupport keys proto atls attestation
-            joinapi                                        -> grpcsupport keys proto atls attestation tpm
+            joinapi                                        -> grpcsupport keys proto atls attestation tpm ecdsanative
             clusterservices                                -> attestation proto keys grpcsupport atls
             nodeboot                                       -> grpcsupport keys proto atls attestation tpm clusterservices
 

@@ -1,6 +1,7 @@
 package dev.sextant.atls;
 
 import dev.sextant.attestation.Variant;
+import dev.sextant.attestation.ecdsa.Ecdsa;
 import dev.sextant.attestation.verify.AttestationRejected;
 import dev.sextant.attestation.verify.Reason;
 import org.bouncycastle.asn1.ASN1Encoding;
@@ -15,17 +16,9 @@ import org.bouncycastle.asn1.x509.TBSCertificate;
 import org.bouncycastle.asn1.x509.Time;
 import org.bouncycastle.asn1.x9.X9ObjectIdentifiers;
 import org.bouncycastle.cert.X509CertificateHolder;
-import org.bouncycastle.crypto.Digest;
-import org.bouncycastle.crypto.digests.SHA256Digest;
-import org.bouncycastle.crypto.digests.SHA384Digest;
-import org.bouncycastle.crypto.digests.SHA512Digest;
-import org.bouncycastle.crypto.params.AsymmetricKeyParameter;
-import org.bouncycastle.crypto.params.ECPublicKeyParameters;
-import org.bouncycastle.crypto.signers.DSADigestSigner;
-import org.bouncycastle.crypto.signers.ECDSASigner;
-import org.bouncycastle.crypto.util.PublicKeyFactory;
 import org.bouncycastle.operator.jcajce.JcaContentVerifierProviderBuilder;
 
+import java.security.InvalidKeyException;
 import java.security.cert.CertificateEncodingException;
 import java.security.cert.X509Certificate;
 import java.time.Clock;
@@ -34,7 +27,6 @@ import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.Date;
 import java.util.Map;
-import java.util.function.Supplier;
 import java.util.regex.Pattern;
 
 /**
@@ -47,19 +39,19 @@ record PeerEvidence(byte[] document, byte[] spkiHash) {
     private static final Pattern GENERALIZED_TIME = Pattern.compile("[0-9]{14}Z");
     private static final DateTimeFormatter SECONDS =
             DateTimeFormatter.ofPattern("uuuuMMddHHmmss'Z'").withZone(ZoneOffset.UTC);
-    private static final Map<ASN1ObjectIdentifier, Supplier<Digest>> ECDSA = Map.of(
-            X9ObjectIdentifiers.ecdsa_with_SHA256, SHA256Digest::new,
-            X9ObjectIdentifiers.ecdsa_with_SHA384, SHA384Digest::new,
-            X9ObjectIdentifiers.ecdsa_with_SHA512, SHA512Digest::new);
+    private static final Map<ASN1ObjectIdentifier, String> ECDSA = Map.of(
+            X9ObjectIdentifiers.ecdsa_with_SHA256, "SHA-256",
+            X9ObjectIdentifiers.ecdsa_with_SHA384, "SHA-384",
+            X9ObjectIdentifiers.ecdsa_with_SHA512, "SHA-512");
 
-    static PeerEvidence extract(X509Certificate[] chain, Variant variant, Clock clock)
+    static PeerEvidence extract(X509Certificate[] chain, Variant variant, Clock clock, Ecdsa ecdsa)
             throws AttestationRejected {
         if (chain == null || chain.length != 1) {
             throw malformed("expected exactly one self-signed certificate, got "
                     + (chain == null ? 0 : chain.length), null);
         }
         X509CertificateHolder holder = parse(chain[0]);
-        if (!holder.getIssuer().equals(holder.getSubject()) || !selfSignatureValid(holder)) {
+        if (!holder.getIssuer().equals(holder.getSubject()) || !selfSignatureValid(holder, ecdsa)) {
             throw malformed("the certificate is not self-signed by its own key", null);
         }
         if (!validAt(holder, clock.instant())) {
@@ -133,18 +125,16 @@ record PeerEvidence(byte[] document, byte[] spkiHash) {
     }
 
     /**
-     * One ECDSA verification of the certificate's signature with its own key, with BouncyCastle's
-     * lightweight classes. BouncyCastle's {@code JcaContentVerifierProviderBuilder} verifies an ECDSA
-     * signature twice (its "raw" verifier repeats the check to release PKCS#11 sessions) and parses
-     * the certificate a second time to get the key: that was about a third of the aTLS handshake's
-     * Java time; and a JCA provider for the key and signature would cost start-up what
-     * {@link CertificateMinter} avoids. Other algorithms than ECDSA (aTLS mints only ECDSA) take the
-     * general path through the JDK's own providers.
+     * One ECDSA verification of the certificate's signature with its own key, through {@code ecdsa}.
+     * BouncyCastle's {@code JcaContentVerifierProviderBuilder} verifies an ECDSA signature twice (its
+     * "raw" verifier repeats the check to release PKCS#11 sessions) and parses the certificate a second
+     * time to get the key: that was about a third of the aTLS handshake's Java time. Other algorithms
+     * than ECDSA (aTLS mints only ECDSA) take the general path through the JDK's own providers.
      */
-    private static boolean selfSignatureValid(X509CertificateHolder holder) throws AttestationRejected {
+    private static boolean selfSignatureValid(X509CertificateHolder holder, Ecdsa ecdsa) throws AttestationRejected {
         Certificate certificate = holder.toASN1Structure();
         AlgorithmIdentifier algorithm = certificate.getSignatureAlgorithm();
-        Supplier<Digest> digest = ECDSA.get(algorithm.getAlgorithm());
+        String digest = ECDSA.get(algorithm.getAlgorithm());
         if (digest == null) {
             return otherAlgorithmValid(holder);
         }
@@ -152,23 +142,19 @@ record PeerEvidence(byte[] document, byte[] spkiHash) {
         if (!algorithm.equals(certificate.getTBSCertificate().getSignature())) {
             return false;
         }
-        AsymmetricKeyParameter key;
+        byte[] key;
+        byte[] signed;
         try {
-            key = PublicKeyFactory.createKey(holder.getSubjectPublicKeyInfo());
-        } catch (Exception e) { // bad keys and unknown curves come as assorted types
-            throw malformed("the certificate's key cannot be read", e);
-        }
-        if (!(key instanceof ECPublicKeyParameters)) {
-            throw malformed("the certificate is signed with ECDSA but its key is not an EC key", null);
+            key = holder.getSubjectPublicKeyInfo().getEncoded(ASN1Encoding.DER);
+            signed = certificate.getTBSCertificate().getEncoded(ASN1Encoding.DER);
+        } catch (java.io.IOException | RuntimeException e) {
+            throw malformed("the certificate cannot be encoded", e);
         }
         try {
-            DSADigestSigner signature = new DSADigestSigner(new ECDSASigner(), digest.get());
-            signature.init(false, key);
-            byte[] signed = certificate.getTBSCertificate().getEncoded(ASN1Encoding.DER);
-            signature.update(signed, 0, signed.length);
-            // A signature that does not even decode does not verify: verifySignature says false.
-            return signature.verifySignature(certificate.getSignature().getOctets());
-        } catch (Exception e) {
+            return ecdsa.verifies(key, digest, signed, certificate.getSignature().getOctets());
+        } catch (InvalidKeyException e) {
+            throw malformed("the certificate is signed with ECDSA but its key is not a P-256, P-384 or P-521 key", e);
+        } catch (RuntimeException e) {
             throw malformed("the certificate's signature cannot be checked", e);
         }
     }

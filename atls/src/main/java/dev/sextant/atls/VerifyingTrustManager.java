@@ -2,6 +2,7 @@ package dev.sextant.atls;
 
 import dev.sextant.attestation.Purpose;
 import dev.sextant.attestation.Variant;
+import dev.sextant.attestation.ecdsa.Ecdsa;
 import dev.sextant.attestation.verify.AttestationRejected;
 import dev.sextant.attestation.verify.AttestationVerifier;
 import dev.sextant.attestation.verify.AttestedState;
@@ -30,11 +31,13 @@ final class VerifyingTrustManager extends X509ExtendedTrustManager implements Re
     private final AttestationVerifier verifier; // null: accept any peer certificate
     private final Variant variant;
     private final Clock clock;
+    private final Ecdsa ecdsa; // the certificate's self-signature
 
-    VerifyingTrustManager(AttestationVerifier verifier, Variant variant, Clock clock) {
+    VerifyingTrustManager(AttestationVerifier verifier, Variant variant, Clock clock, Ecdsa ecdsa) {
         this.verifier = verifier;
         this.variant = variant;
         this.clock = clock;
+        this.ecdsa = ecdsa;
     }
 
     @Override
@@ -61,7 +64,7 @@ final class VerifyingTrustManager extends X509ExtendedTrustManager implements Re
             throw new CertificateException("aTLS needs the OPENSSL provider: no TLS random");
         }
         try {
-            PeerEvidence evidence = PeerEvidence.extract(chain, variant, clock);
+            PeerEvidence evidence = PeerEvidence.extract(chain, variant, clock, ecdsa);
             AttestedState state = verifier.verify(evidence.document(), purpose, ownNonce.get(), evidence.spkiHash());
             record(engine, state);
         } catch (AttestationRejected rejected) {

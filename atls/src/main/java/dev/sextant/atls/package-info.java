@@ -13,6 +13,9 @@
  * quoted root ({@link dev.sextant.attestation.QuoteBatch}). Verification runs inside the trust
  * manager, so a bad peer fails the handshake and never reaches a service method. Resumption is
  * off: a resumed session would skip minting and verification and report the old peer's state.
+ * The aTLS layer's own signatures (the minted key and certificate, the peer's self-signature)
+ * come from an {@link dev.sextant.attestation.ecdsa.Ecdsa}: BouncyCastle by default, native code
+ * where a JVM verifies handshakes for a living (the join service).
  *
  * <p>Entry points: {@link dev.sextant.atls.AtlsContexts} (SslContexts for NettyServerBuilder and
  * NettyChannelBuilder), {@link dev.sextant.atls.AtlsServers} (a server context with flood limits),

@@ -1,5 +1,7 @@
 package dev.sextant.atls;
 
+import dev.sextant.attestation.ecdsa.Ecdsa;
+import dev.sextant.ecdsanative.NativeEcdsa;
 import dev.sextant.tpm.attest.TpmAttester;
 import dev.sextant.tpmmanufacturer.testkit.Swtpm;
 import io.netty.handler.ssl.SslContext;
@@ -131,6 +133,20 @@ public final class AtlsBench {
         variants.add(new Variant("aTLS mutual: both mint + software TPM attests, both verify", mutual,
                 AtlsContexts.server(server.attester, client.verifier), AtlsContexts.client(client.attester, server.verifier),
                 () -> server.attester.calls.get() + client.attester.calls.get(),
+                () -> server.node.quotes() + client.node.quotes(), () -> {}));
+        // The join service's ECDSA (NativeEcdsa); the software TPM's own quote signatures stay in Java.
+        Ecdsa nativeEcdsa = NativeEcdsa.load();
+        SoftwareEvidence nativeServer = new SoftwareEvidence(server.node, nativeEcdsa);
+        SoftwareEvidence nativeClient = new SoftwareEvidence(client.node, nativeEcdsa);
+        variants.add(new Variant("aTLS mutual as the join service: server native ECDSA, client (node) BouncyCastle", mutual,
+                AtlsContexts.server(nativeServer.attester, nativeClient.verifier, nativeEcdsa),
+                AtlsContexts.client(client.attester, server.verifier),
+                () -> nativeServer.attester.calls.get() + client.attester.calls.get(),
+                () -> server.node.quotes() + client.node.quotes(), () -> {}));
+        variants.add(new Variant("aTLS mutual: both sides native ECDSA, software TPM attests", mutual,
+                AtlsContexts.server(nativeServer.attester, nativeClient.verifier, nativeEcdsa),
+                AtlsContexts.client(nativeClient.attester, nativeServer.verifier, nativeEcdsa),
+                () -> nativeServer.attester.calls.get() + nativeClient.attester.calls.get(),
                 () -> server.node.quotes() + client.node.quotes(), () -> {}));
         if (Swtpm.onPath("swtpm") && Swtpm.onPath("swtpm_setup")) {
             variants.add(swtpmMutual("aTLS mutual: both mint + swtpm quotes, one quote per handshake (before batching)",

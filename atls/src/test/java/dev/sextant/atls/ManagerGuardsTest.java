@@ -1,6 +1,7 @@
 package dev.sextant.atls;
 
 import dev.sextant.attestation.Variant;
+import dev.sextant.attestation.ecdsa.BouncyCastleEcdsa;
 import dev.sextant.attestation.verify.AttestationVerifier;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
@@ -25,7 +26,8 @@ class ManagerGuardsTest {
         throw new AssertionError("must not be reached");
     };
     private final VerifyingTrustManager trustManager =
-            new VerifyingTrustManager(countingVerifier, Variant.QEMU_VTPM, Clock.systemUTC());
+            new VerifyingTrustManager(countingVerifier, Variant.QEMU_VTPM, Clock.systemUTC(),
+                    new BouncyCastleEcdsa(new java.security.SecureRandom()));
 
     @Test
     @DisplayName("the trust manager refuses callers that give no engine, since there is no TLS random to check against")

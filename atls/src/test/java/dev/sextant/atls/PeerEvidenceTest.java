@@ -1,6 +1,8 @@
 package dev.sextant.atls;
 
 import dev.sextant.attestation.Variant;
+import dev.sextant.attestation.ecdsa.BouncyCastleEcdsa;
+import dev.sextant.attestation.ecdsa.Ecdsa;
 import dev.sextant.attestation.verify.AttestationRejected;
 import dev.sextant.attestation.verify.Reason;
 import org.bouncycastle.asn1.x500.X500Name;
@@ -29,9 +31,10 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 class PeerEvidenceTest {
     private static final Variant VARIANT = Variant.QEMU_VTPM;
     private static final byte[] DOCUMENT = {1, 2, 3, 4};
+    private static final Ecdsa ECDSA = new BouncyCastleEcdsa(new SecureRandom());
 
     private final Clock now = Clock.fixed(Instant.parse("2026-11-22T03:00:00Z"), ZoneOffset.UTC);
-    private final CertificateMinter minter = new CertificateMinter(new SecureRandom(), now);
+    private final CertificateMinter minter = new CertificateMinter(ECDSA, new SecureRandom(), now);
 
     @Test
     @DisplayName("is the extension's document, bound to SHA-256 of the certificate's SubjectPublicKeyInfo")
@@ -39,7 +42,7 @@ class PeerEvidenceTest {
         KeyPair keys = minter.newKeyPair();
         X509Certificate cert = minter.certify(keys, VARIANT, DOCUMENT).certificate();
 
-        PeerEvidence evidence = PeerEvidence.extract(new X509Certificate[] {cert}, VARIANT, now);
+        PeerEvidence evidence = PeerEvidence.extract(new X509Certificate[] {cert}, VARIANT, now, ECDSA);
 
         assertArrayEquals(DOCUMENT, evidence.document());
         assertArrayEquals(Digests.sha256(keys.getPublic().getEncoded()), evidence.spkiHash());
@@ -80,7 +83,7 @@ class PeerEvidenceTest {
         KeyPair rsa = rsaKeys();
         X509Certificate own = selfSigned(rsa.getPublic(), rsa, "SHA256withRSA");
 
-        PeerEvidence evidence = PeerEvidence.extract(new X509Certificate[] {own}, VARIANT, now);
+        PeerEvidence evidence = PeerEvidence.extract(new X509Certificate[] {own}, VARIANT, now, ECDSA);
 
         assertArrayEquals(Digests.sha256(rsa.getPublic().getEncoded()), evidence.spkiHash());
         assertMalformed(new X509Certificate[] {selfSigned(rsa.getPublic(), rsaKeys(), "SHA256withRSA")}, now);
@@ -102,8 +105,8 @@ class PeerEvidenceTest {
         Instant notBefore = cert.getNotBefore().toInstant();
         Instant notAfter = cert.getNotAfter().toInstant();
 
-        PeerEvidence.extract(chain, VARIANT, Clock.fixed(notBefore, ZoneOffset.UTC));
-        PeerEvidence.extract(chain, VARIANT, Clock.fixed(notAfter, ZoneOffset.UTC));
+        PeerEvidence.extract(chain, VARIANT, Clock.fixed(notBefore, ZoneOffset.UTC), ECDSA);
+        PeerEvidence.extract(chain, VARIANT, Clock.fixed(notAfter, ZoneOffset.UTC), ECDSA);
         assertMalformed(chain, Clock.fixed(notBefore.minusMillis(1), ZoneOffset.UTC));
         assertMalformed(chain, Clock.fixed(notAfter.plusMillis(1), ZoneOffset.UTC));
     }
@@ -119,7 +122,7 @@ class PeerEvidenceTest {
 
     private void assertMalformed(X509Certificate[] chain, Clock clock) {
         AttestationRejected e = assertThrows(AttestationRejected.class,
-                () -> PeerEvidence.extract(chain, VARIANT, clock));
+                () -> PeerEvidence.extract(chain, VARIANT, clock, ECDSA));
         assertEquals(Reason.MALFORMED, e.reason());
     }
 

@@ -1,5 +1,7 @@
 package dev.sextant.atls;
 
+import dev.sextant.attestation.ecdsa.BouncyCastleEcdsa;
+import dev.sextant.attestation.ecdsa.Ecdsa;
 import dev.sextant.attestation.testkit.Mutation;
 import dev.sextant.attestation.testkit.SoftwareTpmAttester;
 import dev.sextant.attestation.testkit.SoftwareTpmOptions;
@@ -7,6 +9,8 @@ import dev.sextant.attestation.testkit.TestPki;
 import dev.sextant.attestation.verify.AkTrust;
 import dev.sextant.attestation.verify.DocumentVerifier;
 import dev.sextant.attestation.verify.VerifierPolicy;
+
+import java.security.SecureRandom;
 
 /**
  * A node made of the attestation testkit's software TPM, and the real {@link DocumentVerifier}
@@ -24,10 +28,15 @@ final class SoftwareEvidence {
 
     /** Fresh counters around an existing node: making a node costs several RSA key generations. */
     SoftwareEvidence(SoftwareTpmAttester node) {
+        this(node, new BouncyCastleEcdsa(new SecureRandom()));
+    }
+
+    /** ... whose verifier checks quote signatures with {@code ecdsa}. */
+    SoftwareEvidence(SoftwareTpmAttester node, Ecdsa ecdsa) {
         this.node = node;
         attester = new Counting.CountingAttester(node);
         verifier = new Counting.CountingVerifier(new DocumentVerifier(
-                new VerifierPolicy(node.measurements(), AkTrust.ekCa(node.anchors()))));
+                new VerifierPolicy(node.measurements(), AkTrust.ekCa(node.anchors())), ecdsa));
     }
 
     static SoftwareTpmAttester node(String name, Mutation... mutations) {

@@ -2,10 +2,13 @@ package dev.sextant.joinapi;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import dev.sextant.attestation.ecdsa.Ecdsa;
 import dev.sextant.attestation.issue.Attester;
 import dev.sextant.atls.AtlsContexts;
+import dev.sextant.ecdsanative.NativeEcdsa;
 import dev.sextant.joinapi.binding.BindingStore;
 import dev.sextant.joinapi.binding.KubernetesBindingStore;
 import dev.sextant.proto.v1.IssueJoinTicketResponse;
@@ -36,6 +39,9 @@ class AtlsJoinTest implements TestPropertyProvider {
     @Inject
     GrpcEmbeddedServer server;
 
+    @Inject
+    Ecdsa ecdsa;
+
     @Override
     public Map<String, String> getProperties() {
         Map<String, String> p = new HashMap<>(cluster.properties());
@@ -61,6 +67,12 @@ class AtlsJoinTest implements TestPropertyProvider {
         } finally {
             channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
         }
+    }
+
+    @Test
+    @DisplayName("signs and verifies aTLS's ECDSA in native code (CI and nodes are linux-x86_64: BouncyCastle here would mean the provider failed to load)")
+    void nativeEcdsa() {
+        assertInstanceOf(NativeEcdsa.class, ecdsa);
     }
 
     @Test

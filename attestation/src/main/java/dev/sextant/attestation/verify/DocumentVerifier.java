@@ -4,6 +4,8 @@ import dev.sextant.attestation.Qualification;
 import dev.sextant.attestation.QuoteBatch;
 import com.google.protobuf.InvalidProtocolBufferException;
 import dev.sextant.attestation.Purpose;
+import dev.sextant.attestation.ecdsa.BouncyCastleEcdsa;
+import dev.sextant.attestation.ecdsa.Ecdsa;
 import dev.sextant.attestation.eventlog.EventLogMismatch;
 import dev.sextant.attestation.eventlog.EventLogParser;
 import dev.sextant.attestation.eventlog.EventLogReplay;
@@ -22,6 +24,7 @@ import org.slf4j.LoggerFactory;
 
 import java.security.MessageDigest;
 import java.security.PublicKey;
+import java.security.SecureRandom;
 import java.util.List;
 import java.util.Optional;
 import java.util.SortedMap;
@@ -58,9 +61,17 @@ public final class DocumentVerifier implements AttestationVerifier {
 
     private final VerifierPolicy policy;
     private final EkCaTrust ekCaTrust;
+    private final Ecdsa ecdsa;
 
+    /** Quote signatures checked with {@link BouncyCastleEcdsa}: no start-up cost. */
     public DocumentVerifier(VerifierPolicy policy) {
+        this(policy, new BouncyCastleEcdsa(new SecureRandom()));
+    }
+
+    /** Quote signatures checked with {@code ecdsa} (the join service's native implementation). */
+    public DocumentVerifier(VerifierPolicy policy, Ecdsa ecdsa) {
         this.policy = policy;
+        this.ecdsa = ecdsa;
         this.ekCaTrust = policy.akTrust() instanceof AkTrust.EkCa ca ? new EkCaTrust(ca.anchors()) : null;
     }
 
@@ -81,7 +92,7 @@ public final class DocumentVerifier implements AttestationVerifier {
         TpmsAttest attest = parseAttest(quote);
         TpmtSignature signature = parseSignature(quote);
         // Part 3 §18.4.1: TPM2_Quote signs the marshalled TPMS_ATTEST; verified over the received bytes.
-        if (!QuoteSignature.verifies(akKey, signature, attest.raw())) {
+        if (!QuoteSignature.verifies(ecdsa, akKey, signature, attest.raw())) {
             throw new AttestationRejected(Reason.BAD_SIGNATURE, "the quote signature does not verify with the AK");
         }
         checkFreshness(doc, attest, purpose, nonce, userData);

@@ -1,5 +1,7 @@
 package dev.sextant.attestation.verify;
 
+import dev.sextant.attestation.ecdsa.BouncyCastleEcdsa;
+import dev.sextant.attestation.ecdsa.Ecdsa;
 import dev.sextant.attestation.Qualification;
 import dev.sextant.attestation.Purpose;
 import dev.sextant.attestation.testkit.SoftwareTpmAttester;
@@ -24,6 +26,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** Peer tests against a freshly started swtpm and against tpm2-tools' own quote checker. */
 class LiveSwtpmTest {
+    private static final Ecdsa ECDSA = new BouncyCastleEcdsa(new java.security.SecureRandom());
 
     @Test
     @DisplayName("parses and verifies what a freshly started swtpm quotes (capture.sh run now)")
@@ -36,7 +39,7 @@ class LiveSwtpmTest {
         byte[] attest = Files.readAllBytes(dir.resolve("quote-rsa.tpms_attest"));
         TpmtSignature sig = TpmtSignature.parse(Files.readAllBytes(dir.resolve("quote-rsa.tpmt_signature")));
         assertArrayEquals(attest, TpmsAttest.parse(attest).raw());
-        assertTrue(QuoteSignature.verifies(ak.toJavaPublicKey(), sig, attest));
+        assertTrue(QuoteSignature.verifies(ECDSA, ak.toJavaPublicKey(), sig, attest));
     }
 
     @Test

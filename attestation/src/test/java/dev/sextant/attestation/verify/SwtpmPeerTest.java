@@ -1,5 +1,7 @@
 package dev.sextant.attestation.verify;
 
+import dev.sextant.attestation.ecdsa.BouncyCastleEcdsa;
+import dev.sextant.attestation.ecdsa.Ecdsa;
 import dev.sextant.attestation.Purpose;
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
@@ -39,6 +41,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The verifier against artefacts a real swtpm produced (fixtures/swtpm/capture.sh). */
 class SwtpmPeerTest {
+    private static final Ecdsa ECDSA = new BouncyCastleEcdsa(new java.security.SecureRandom());
     private static final byte[] FIXTURE_NONCE = "sextant fixture nonce".getBytes(StandardCharsets.US_ASCII);
 
     @ParameterizedTest(name = "verifies swtpm''s {0} quote signature over the raw TPMS_ATTEST")
@@ -48,9 +51,9 @@ class SwtpmPeerTest {
         byte[] attest = Fixtures.swtpm("quote-" + kind + ".tpms_attest");
         TpmtSignature sig = TpmtSignature.parse(Fixtures.swtpm("quote-" + kind + ".tpmt_signature"));
 
-        assertTrue(QuoteSignature.verifies(ak.toJavaPublicKey(), sig, TpmsAttest.parse(attest).raw()));
+        assertTrue(QuoteSignature.verifies(ECDSA, ak.toJavaPublicKey(), sig, TpmsAttest.parse(attest).raw()));
         attest[attest.length - 1] ^= 1;
-        assertTrue(!QuoteSignature.verifies(ak.toJavaPublicKey(), sig, attest));
+        assertTrue(!QuoteSignature.verifies(ECDSA, ak.toJavaPublicKey(), sig, attest));
     }
 
     @Test
@@ -64,9 +67,9 @@ class SwtpmPeerTest {
         List<TpmtSignature> broken = List.of(
                 ecdsa(new byte[32], sig.ecdsaS()), ecdsa(sig.ecdsaR(), order), ecdsa(sig.ecdsaS(), sig.ecdsaR()));
         for (TpmtSignature b : broken) {
-            assertTrue(!QuoteSignature.verifies(ecc.toJavaPublicKey(), b, attest));
+            assertTrue(!QuoteSignature.verifies(ECDSA, ecc.toJavaPublicKey(), b, attest));
         }
-        assertTrue(!QuoteSignature.verifies(rsa.toJavaPublicKey(), sig, attest));
+        assertTrue(!QuoteSignature.verifies(ECDSA, rsa.toJavaPublicKey(), sig, attest));
     }
 
     private static TpmtSignature ecdsa(byte[] r, byte[] s) throws Exception {

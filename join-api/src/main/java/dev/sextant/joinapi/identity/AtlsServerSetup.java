@@ -1,5 +1,6 @@
 package dev.sextant.joinapi.identity;
 
+import dev.sextant.attestation.ecdsa.Ecdsa;
 import dev.sextant.attestation.issue.Attester;
 import dev.sextant.atls.AtlsContexts;
 import dev.sextant.atls.AtlsServers;
@@ -30,10 +31,12 @@ public class AtlsServerSetup implements BeanCreatedEventListener<ServerBuilder<?
     private static final Logger LOG = LoggerFactory.getLogger(AtlsServerSetup.class);
     private final ReloadingVerifier verifier;
     private final Optional<Attester> serverAttester;
+    private final Ecdsa ecdsa;
 
-    public AtlsServerSetup(ReloadingVerifier verifier, Optional<Attester> serverAttester) {
+    public AtlsServerSetup(ReloadingVerifier verifier, Optional<Attester> serverAttester, Ecdsa ecdsa) {
         this.verifier = verifier;
         this.serverAttester = serverAttester;
+        this.ecdsa = ecdsa;
     }
 
     @Override
@@ -44,7 +47,7 @@ public class AtlsServerSetup implements BeanCreatedEventListener<ServerBuilder<?
         }
         try {
             // Flood limits: every handshake costs a quote (mutual) and a verification, before the caller proved anything.
-            AtlsServers.secure(netty, AtlsContexts.server(serverAttester.orElse(null), verifier), HandshakeLimits.defaults());
+            AtlsServers.secure(netty, AtlsContexts.server(serverAttester.orElse(null), verifier, ecdsa), HandshakeLimits.defaults());
         } catch (SSLException e) {
             throw new IllegalStateException("cannot build the aTLS server context: " + e.getMessage(), e);
         }

@@ -10,6 +10,7 @@ import dev.sextant.attestation.verify.AttestationRejected;
 import dev.sextant.attestation.verify.AttestationVerifier;
 import dev.sextant.attestation.verify.AttestedState;
 import dev.sextant.attestation.verify.DocumentVerifier;
+import dev.sextant.attestation.ecdsa.Ecdsa;
 import dev.sextant.attestation.verify.VerifierPolicy;
 import dev.sextant.joinapi.Hex;
 import java.io.IOException;
@@ -35,14 +36,16 @@ public final class ReloadingVerifier implements AttestationVerifier {
     private final Path file;
     private final String publicKeyPem;
     private final AkTrust akTrust;
+    private final Ecdsa ecdsa;
     private final AtomicReference<Loaded> current = new AtomicReference<>();
     private volatile String lastRefused = "";
 
     /** Loads the initial set; a service without a valid policy must not start. */
-    public ReloadingVerifier(Path file, String publicKeyPem, AkTrust akTrust) throws MeasurementsException {
+    public ReloadingVerifier(Path file, String publicKeyPem, AkTrust akTrust, Ecdsa ecdsa) throws MeasurementsException {
         this.file = file;
         this.publicKeyPem = publicKeyPem;
         this.akTrust = akTrust;
+        this.ecdsa = ecdsa;
         current.set(load(fingerprint()));
         LOG.info("measurements version {} loaded from {} ({} PCRs)", current.get().version(), file,
                 current.get().measurements().measurements().size());
@@ -105,7 +108,7 @@ public final class ReloadingVerifier implements AttestationVerifier {
 
     private Loaded load(String fingerprint) throws MeasurementsException {
         VersionedMeasurements m = MeasurementsFile.verifyVersioned(file, publicKeyPem);
-        return new Loaded(new DocumentVerifier(new VerifierPolicy(m.measurements(), akTrust)), m.measurements(), m.version(),
+        return new Loaded(new DocumentVerifier(new VerifierPolicy(m.measurements(), akTrust), ecdsa), m.measurements(), m.version(),
                 fingerprint);
     }
 

@@ -1,5 +1,6 @@
 package dev.sextant.joinapi.measurements;
 
+import dev.sextant.attestation.ecdsa.Ecdsa;
 import dev.sextant.attestation.policy.MeasurementsException;
 import dev.sextant.attestation.verify.AkTrust;
 import dev.sextant.serviceconfig.JoinServiceConfig;
@@ -24,12 +25,12 @@ import java.util.Optional;
 class VerifierFactory {
 
     @Singleton
-    ReloadingVerifier verifier(JoinServiceConfig config, MeasurementsWatcherHolder holder) {
+    ReloadingVerifier verifier(JoinServiceConfig config, MeasurementsWatcherHolder holder, Ecdsa ecdsa) {
         Path file = config.measurements().file();
         Path publicKey = config.measurements().publicKeyFile();
         try {
             AkTrust trust = akTrust(config.ekCaFile().map(Path::toString), config.insecureTrustAnyAk());
-            ReloadingVerifier verifier = new ReloadingVerifier(file, Files.readString(publicKey), trust);
+            ReloadingVerifier verifier = new ReloadingVerifier(file, Files.readString(publicKey), trust, ecdsa);
             holder.start(verifier, file.toAbsolutePath().getParent());
             return verifier;
         } catch (IOException | MeasurementsException | CertificateException e) {

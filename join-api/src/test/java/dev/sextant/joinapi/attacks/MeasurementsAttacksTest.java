@@ -1,5 +1,7 @@
 package dev.sextant.joinapi.attacks;
 
+import dev.sextant.attestation.ecdsa.BouncyCastleEcdsa;
+import dev.sextant.attestation.ecdsa.Ecdsa;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -41,6 +43,7 @@ import org.slf4j.LoggerFactory;
  */
 @DisplayName("Attacks on the join service's measurements")
 class MeasurementsAttacksTest {
+    private static final Ecdsa ECDSA = new BouncyCastleEcdsa(new java.security.SecureRandom());
     private static final SoftwareTpmAttester NODE = new SoftwareTpmAttester();
 
     @TempDir
@@ -90,7 +93,7 @@ class MeasurementsAttacksTest {
     @DisplayName("a validly signed measurement set with a lower version (a replayed old set): the hot reload refuses it, keeps the old one and logs why")
     void lowerVersion() throws Exception {
         publish(new VersionedMeasurements(5, NODE.measurements()).toJson());
-        ReloadingVerifier verifier = new ReloadingVerifier(file, publicPem, AkTrust.insecureTrustAnyAk());
+        ReloadingVerifier verifier = new ReloadingVerifier(file, publicPem, AkTrust.insecureTrustAnyAk(), ECDSA);
 
         publish(new VersionedMeasurements(3, NODE.measurements()).toJson());
         assertFalse(verifier.reload(), "refused");
@@ -111,11 +114,11 @@ class MeasurementsAttacksTest {
 
         publishUnchecked(without15);
         MeasurementsException start = assertThrows(MeasurementsException.class,
-                () -> new ReloadingVerifier(file, publicPem, AkTrust.insecureTrustAnyAk()));
+                () -> new ReloadingVerifier(file, publicPem, AkTrust.insecureTrustAnyAk(), ECDSA));
         assertTrue(start.getMessage().contains("lacks PCR 15"), start.getMessage());
 
         publish(new VersionedMeasurements(1, NODE.measurements()).toJson());
-        ReloadingVerifier verifier = new ReloadingVerifier(file, publicPem, AkTrust.insecureTrustAnyAk());
+        ReloadingVerifier verifier = new ReloadingVerifier(file, publicPem, AkTrust.insecureTrustAnyAk(), ECDSA);
         publishUnchecked(without15);
         assertFalse(verifier.reload(), "refused");
         assertEquals(1, verifier.version());

@@ -1,5 +1,7 @@
 package dev.sextant.joinapi.measurements;
 
+import dev.sextant.attestation.ecdsa.BouncyCastleEcdsa;
+import dev.sextant.attestation.ecdsa.Ecdsa;
 import dev.sextant.attestation.Purpose;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -31,6 +33,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 @DisplayName("Measurements hot reload: a mounted ConfigMap is swapped like kubelet does it")
 class ReloadingVerifierTest {
+    private static final Ecdsa ECDSA = new BouncyCastleEcdsa(new java.security.SecureRandom());
     private static final SoftwareTpmAttester NODE = new SoftwareTpmAttester();
     private static final byte[] NONCE = new byte[32];
     private static final byte[] USER_DATA = new byte[32];
@@ -52,7 +55,7 @@ class ReloadingVerifierTest {
         Files.createSymbolicLink(dir.resolve("measurements.json.sig"), Path.of("..data/measurements.json.sig"));
         String publicPem = "-----BEGIN PUBLIC KEY-----\n"
                 + Base64.getMimeEncoder().encodeToString(signingKey.getPublic().getEncoded()) + "\n-----END PUBLIC KEY-----\n";
-        verifier = new ReloadingVerifier(dir.resolve("measurements.json"), publicPem, AkTrust.ekCa(NODE.anchors()));
+        verifier = new ReloadingVerifier(dir.resolve("measurements.json"), publicPem, AkTrust.ekCa(NODE.anchors()), ECDSA);
         // A long period: within this test only the watch events can trigger a reload.
         watcher = new MeasurementsWatcher(verifier, dir, Duration.ofMinutes(10));
     }
