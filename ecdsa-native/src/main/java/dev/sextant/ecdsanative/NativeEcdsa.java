@@ -73,7 +73,7 @@ public final class NativeEcdsa implements Ecdsa {
         if (algorithm == null) {
             throw new InvalidKeyException("no ECDSA with digest " + digest);
         }
-        EcKeyCurve.of(subjectPublicKeyInfo);
+        EcKeyCurve.of(subjectPublicKeyInfo); // the gate BouncyCastle's path takes: AWS-LC has more curves
         try {
             Signature verifier = Signature.getInstance(algorithm, provider);
             verifier.initVerify(publicKey(subjectPublicKeyInfo));

@@ -2,7 +2,6 @@ package dev.sextant.attestation.ecdsa;
 
 import org.bouncycastle.asn1.ASN1ObjectIdentifier;
 import org.bouncycastle.asn1.sec.SECObjectIdentifiers;
-import org.bouncycastle.asn1.x509.SubjectPublicKeyInfo;
 import org.bouncycastle.asn1.x9.X9ECParameters;
 import org.bouncycastle.crypto.Digest;
 import org.bouncycastle.crypto.digests.SHA256Digest;
@@ -89,10 +88,10 @@ public final class BouncyCastleEcdsa implements Ecdsa {
 
     /** The key as a point of one of the three curves; decoding checks that it lies on it and is not infinity. */
     private static ECPublicKeyParameters publicKey(byte[] subjectPublicKeyInfo) throws InvalidKeyException {
-        ECDomainParameters curve = CURVES.get(EcKeyCurve.of(subjectPublicKeyInfo));
+        EcKeyCurve key = EcKeyCurve.of(subjectPublicKeyInfo);
+        ECDomainParameters curve = CURVES.get(key.curve());
         try {
-            byte[] point = SubjectPublicKeyInfo.getInstance(subjectPublicKeyInfo).getPublicKeyData().getOctets();
-            return new ECPublicKeyParameters(curve.getCurve().decodePoint(point), curve);
+            return new ECPublicKeyParameters(curve.getCurve().decodePoint(key.point()), curve);
         } catch (RuntimeException e) { // bad encodings and bad points come as assorted types
             throw new InvalidKeyException("the EC public key's point cannot be read", e);
         }

@@ -14,17 +14,18 @@ import java.util.Set;
  * point: an EC key (RFC 5480) on one of the named curves P-256, P-384, P-521. Explicit curve
  * parameters and every other named curve are refused, whatever a provider would accept.
  */
-public final class EcKeyCurve {
+public record EcKeyCurve(ASN1ObjectIdentifier curve, byte[] point) {
     public static final Set<ASN1ObjectIdentifier> ACCEPTED =
             Set.of(SECObjectIdentifiers.secp256r1, SECObjectIdentifiers.secp384r1, SECObjectIdentifiers.secp521r1);
 
-    private EcKeyCurve() {}
-
-    /** The key's named curve, one of {@link #ACCEPTED}. */
-    public static ASN1ObjectIdentifier of(byte[] subjectPublicKeyInfo) throws InvalidKeyException {
+    /** The key's named curve, one of {@link #ACCEPTED}, and its encoded point (not yet decoded). */
+    public static EcKeyCurve of(byte[] subjectPublicKeyInfo) throws InvalidKeyException {
         AlgorithmIdentifier algorithm;
+        byte[] point;
         try {
-            algorithm = SubjectPublicKeyInfo.getInstance(subjectPublicKeyInfo).getAlgorithm();
+            SubjectPublicKeyInfo info = SubjectPublicKeyInfo.getInstance(subjectPublicKeyInfo);
+            algorithm = info.getAlgorithm();
+            point = info.getPublicKeyData().getOctets(); // throws for a bit string with padding bits
         } catch (RuntimeException e) { // bad encodings come as assorted types
             throw new InvalidKeyException("the public key does not decode", e);
         }
@@ -34,6 +35,6 @@ public final class EcKeyCurve {
         if (!(algorithm.getParameters() instanceof ASN1ObjectIdentifier curve) || !ACCEPTED.contains(curve)) {
             throw new InvalidKeyException("not a key on P-256, P-384 or P-521: " + algorithm.getParameters());
         }
-        return curve;
+        return new EcKeyCurve(curve, point);
     }
 }

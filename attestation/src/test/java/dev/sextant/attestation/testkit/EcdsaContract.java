@@ -81,35 +81,32 @@ public abstract class EcdsaContract {
     @Test
     @DisplayName("verifies a real swtpm's ECDSA quote signature over TPMS_ATTEST, and not with one bit changed")
     void verifiesASwtpmQuote() throws Exception {
-        byte[] ak = akKey();
-        byte[] attest = TpmsAttest.parse(Fixtures.swtpm("quote-ecc.tpms_attest")).raw();
-        TpmtSignature sig = quoteSignature();
+        SwtpmQuote quote = SwtpmQuote.load();
 
-        assertTrue(ecdsa().verifies(ak, "SHA-256", attest, der(sig.ecdsaR(), sig.ecdsaS())));
-        assertFalse(ecdsa().verifies(ak, "SHA-256", changed(attest), der(sig.ecdsaR(), sig.ecdsaS())));
+        assertTrue(ecdsa().verifies(quote.ak(), "SHA-256", quote.attest(), der(quote.r(), quote.s())));
+        assertFalse(ecdsa().verifies(quote.ak(), "SHA-256", changed(quote.attest()), der(quote.r(), quote.s())));
     }
 
     @Test
-    @DisplayName("does not verify the swtpm quote with r = 0, s = n, r and s swapped, s replaced by n - s + n, a truncated or a non-DER signature")
+    @DisplayName("does not verify the swtpm quote with r = 0, s = n, r and s swapped, s + n, a truncated, a padded or a non-DER signature")
     void brokenSignaturesDoNotVerify() throws Exception {
-        byte[] ak = akKey();
-        byte[] attest = TpmsAttest.parse(Fixtures.swtpm("quote-ecc.tpms_attest")).raw();
-        TpmtSignature sig = quoteSignature();
-        BigInteger r = new BigInteger(1, sig.ecdsaR());
-        BigInteger s = new BigInteger(1, sig.ecdsaS());
+        SwtpmQuote quote = SwtpmQuote.load();
+        BigInteger r = quote.r();
+        BigInteger s = quote.s();
         byte[] valid = der(r, s);
         byte[][] broken = {
                 der(BigInteger.ZERO, s), der(r, P256_ORDER), der(s, r), der(r, s.add(P256_ORDER)),
-                Arrays.copyOf(valid, valid.length - 1), concat(valid, new byte[] {0}), sig.ecdsaR(), new byte[0]};
+                Arrays.copyOf(valid, valid.length - 1), concat(valid, new byte[] {0}), r.toByteArray(), new byte[0]};
         for (byte[] signature : broken) {
-            assertFalse(ecdsa().verifies(ak, "SHA-256", attest, signature), () -> "verified " + Arrays.toString(signature));
+            assertFalse(ecdsa().verifies(quote.ak(), "SHA-256", quote.attest(), signature),
+                    () -> "verified " + Arrays.toString(signature));
         }
     }
 
     @Test
     @DisplayName("refuses, as an invalid key, a point off the curve, an RSA key, a curve other than P-256/384/521, an unknown digest")
     void refusesKeys() throws Exception {
-        byte[] ak = akKey();
+        byte[] ak = SwtpmQuote.load().ak();
         byte[] signature = der(BigInteger.ONE, BigInteger.ONE);
         SubjectPublicKeyInfo info = SubjectPublicKeyInfo.getInstance(ak);
         byte[] point = info.getPublicKeyData().getOctets();
@@ -126,16 +123,14 @@ public abstract class EcdsaContract {
         assertThrows(InvalidKeyException.class, () -> ecdsa().verifies(ak, "SHA-1", DATA, signature));
     }
 
-    private static byte[] akKey() throws Exception {
-        return TpmtPublic.parse(Fixtures.swtpm("ak-ecc.tpmt_public")).toJavaPublicKey().getEncoded();
-    }
-
-    private static TpmtSignature quoteSignature() throws Exception {
-        return TpmtSignature.parse(Fixtures.swtpm("quote-ecc.tpmt_signature"));
-    }
-
-    private static byte[] der(byte[] r, byte[] s) throws Exception {
-        return der(new BigInteger(1, r), new BigInteger(1, s));
+    /** A real swtpm's ECDSA AK (SubjectPublicKeyInfo), a TPMS_ATTEST it quoted, and its signature's r and s. */
+    private record SwtpmQuote(byte[] ak, byte[] attest, BigInteger r, BigInteger s) {
+        static SwtpmQuote load() throws Exception {
+            TpmtSignature sig = TpmtSignature.parse(Fixtures.swtpm("quote-ecc.tpmt_signature"));
+            return new SwtpmQuote(TpmtPublic.parse(Fixtures.swtpm("ak-ecc.tpmt_public")).toJavaPublicKey().getEncoded(),
+                    TpmsAttest.parse(Fixtures.swtpm("quote-ecc.tpms_attest")).raw(),
+                    new BigInteger(1, sig.ecdsaR()), new BigInteger(1, sig.ecdsaS()));
+        }
     }
 
     private static byte[] der(BigInteger r, BigInteger s) throws Exception {
