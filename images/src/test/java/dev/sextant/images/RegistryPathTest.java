@@ -157,6 +157,10 @@ class RegistryPathTest {
         // An attested node passes the handshake and reaches the method, which checks the (empty) request.
         StatusRuntimeException invalid = assertThrows(StatusRuntimeException.class, () -> join(grpc, node));
         assertEquals(Status.Code.INVALID_ARGUMENT, invalid.getStatus().getCode(), String.valueOf(invalid.getStatus()));
+        // That handshake was signed and verified in native code: the provider loaded in the image (as user
+        // 10001, its library written to the container's /tmp), not the BouncyCastle fallback.
+        String logs = Docker.logs(name);
+        assertTrue(logs.contains("aTLS signatures in native code"), logs);
         System.out.printf("images: join-service container start-to-serving (docker run → /health 200) %.2f s%n",
                 served / 1e9);
     }

@@ -54,7 +54,8 @@ import org.slf4j.LoggerFactory;
  * or API work) from machines the verifier knows and from new ones (whose certificate paths it builds
  * first); and the same handshake-and-call over plain mutual TLS (P-256 certificates, no
  * attestation), measured in the same run, with the ratios of tickets/s to it and to the bare aTLS
- * rate (issue 16: tickets at 256 joiners ≥ 0.8 × bare aTLS). Every level prints the JVM's CPU per
+ * rate (issue 16: tickets at 256 joiners ≥ 0.8 × bare aTLS): to the known machines' rate, the
+ * stricter one, and to the new machines', whose handshake is the one a joining machine makes. Every level prints the JVM's CPU per
  * call, the JIT compiler's part of it and the cores it kept busy; ticket levels also the hash-map
  * Kubernetes double's share (a stand-in for the API server, sharing the machine). Before every
  * kind of level, calls of that kind warm the JVM up until the JIT compilers settle ({@link #warmUp}),
@@ -145,8 +146,10 @@ public final class JoinLoadBench {
                         newCluster.run();
                         long kubeCpu = fastApi.cpuNanos();
                         double tickets = measure("tickets", n, port, joins, perLevel);
-                        System.out.printf("  tickets N=%d / plain mTLS handshakes: %.3f, / bare aTLS handshakes: %.3f%s%n",
-                                n, tickets / mtls, tickets / known, fabric8 ? "" : doubleShare(fastApi, kubeCpu, perLevel));
+                        System.out.printf("  tickets N=%d / plain mTLS handshakes: %.3f, / bare aTLS handshakes: %.3f "
+                                        + "(from new machines, as every joiner here is: %.3f)%s%n",
+                                n, tickets / mtls, tickets / known, tickets / atls,
+                                fabric8 ? "" : doubleShare(fastApi, kubeCpu, perLevel));
                     }
                     // The pool's bindings exist now: every create answers 409 and is read back.
                     warmUp(256, port, joins, NO_RESET);
