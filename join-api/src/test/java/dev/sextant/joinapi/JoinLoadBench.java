@@ -55,8 +55,9 @@ import org.slf4j.LoggerFactory;
  * first); and the same handshake-and-call over plain mutual TLS (P-256 certificates, no
  * attestation), measured in the same run, with the ratios of tickets/s to it and to the bare aTLS
  * rate (issue 16: tickets at 256 joiners ≥ 0.8 × bare aTLS): to the known machines' rate, the
- * stricter one, and to the new machines', whose handshake is the one a joining machine makes. Every level prints the JVM's CPU per
- * call, the JIT compiler's part of it and the cores it kept busy; ticket levels also the hash-map
+ * stricter one, and to the new machines', whose handshake is the one a joining machine makes.
+ * Every level prints the JVM's CPU per call, the JIT compiler's part of it and the cores it kept
+ * busy; ticket levels also the hash-map
  * Kubernetes double's share (a stand-in for the API server, sharing the machine). Before every
  * kind of level, calls of that kind warm the JVM up until the JIT compilers settle ({@link #warmUp}),
  * so no level pays for the compilations the previous level's different calls left behind.
