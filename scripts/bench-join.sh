@@ -7,7 +7,7 @@
 # until the JIT compilers take under 10% of the CPU (their number is fixed so none ends uncounted).
 # Only successful tickets count; the output names the KMS and Kubernetes API doubles it ran against.
 # Setup makes 256 + tickets-per-level software-TPM machines first (about 2 ms each: an ECC AK each, one shared EK key).
-# Usage: scripts/bench-join.sh [tickets-per-level (1024)] [fabric8]
+# Usage: scripts/bench-join.sh [tickets-per-level (4096; more than the 1024 machines a verifier remembers)] [fabric8]
 # "fabric8": use the fabric8 CRUD mock as the Kubernetes API double (O(objects) per request)
 # instead of the hash-map double, to see its cost.
 set -euo pipefail

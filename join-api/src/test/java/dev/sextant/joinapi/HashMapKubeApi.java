@@ -9,16 +9,18 @@ import java.lang.management.ThreadMXBean;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * TEST DOUBLE of the Kubernetes API for the load benchmark only: the create (201/409) and read
- * (200/404) calls the join service makes, on a hash map. The fabric8 CRUD mock matches every
- * request against every stored object (O(objects) per call), which after a few thousand tickets
- * is the whole profile; this double keeps the benchmark measuring the join service instead.
+ * TEST DOUBLE of the Kubernetes API for the load benchmark and for counting the join service's
+ * connections: the create (201/409) and read (200/404) calls the join service makes, on a hash
+ * map. The fabric8 CRUD mock matches every request against every stored object (O(objects) per
+ * call), which after a few thousand tickets is the whole profile; this double keeps the benchmark
+ * measuring the join service instead.
  */
 final class HashMapKubeApi implements AutoCloseable {
     private static final String THREAD = "kube-double-";
@@ -27,6 +29,8 @@ final class HashMapKubeApi implements AutoCloseable {
     private final ExecutorService threads =
             Executors.newFixedThreadPool(4, r -> new Thread(r, THREAD + threadCount.incrementAndGet()));
     private final HttpServer server;
+    /** Client ports of the requests since {@link #countConnectionsFromNow}: one per connection the client used. */
+    private final Set<Integer> clientPorts = ConcurrentHashMap.newKeySet();
 
     HashMapKubeApi() throws IOException {
         // TCP_NODELAY on the accepted connections, so they can stay open as the join service's client
@@ -46,6 +50,7 @@ final class HashMapKubeApi implements AutoCloseable {
     }
 
     private void handle(HttpExchange exchange) throws IOException {
+        clientPorts.add(exchange.getRemoteAddress().getPort());
         String path = exchange.getRequestURI().getPath();
         try (exchange) {
             if (exchange.getRequestMethod().equals("POST")) {
@@ -83,6 +88,18 @@ final class HashMapKubeApi implements AutoCloseable {
                 .filter(t -> t.getName().startsWith(THREAD) || t.getName().equals("HTTP-Dispatcher"))
                 .mapToLong(t -> Math.max(0, mx.getThreadCpuTime(t.getId())))
                 .sum();
+    }
+
+    void countConnectionsFromNow() {
+        clientPorts.clear();
+    }
+
+    /**
+     * Connections the client sent requests on since {@link #countConnectionsFromNow}, as distinct client
+     * ports: more than the client's concurrent calls means it closed connections and opened new ones.
+     */
+    int connectionsCounted() {
+        return clientPorts.size();
     }
 
     /** Forgets every object, as a new cluster's API server would not have them. */

@@ -79,8 +79,18 @@ public final class JoinLoadBench {
     private static final int ATTEMPTS = 8;
     /** Warm-up ends when the JIT compilers take less than this share of the CPU (as in AtlsBench). */
     private static final double SETTLED_JIT_SHARE = 0.10;
-    /** On 2 cores the JIT seldom gets below that share within these; the warm-up line says where it stood. */
-    private static final int MAX_WARM_UP_SLICES = 8;
+    /**
+     * On 2 cores the compilers took 17 to 58 slices (4,000 to 15,000 calls) to get below that share;
+     * with at most 8, every level ran with them still at 20 to 40% of the CPU, about 0.5 ms more per
+     * call on both sides of every ratio. The warm-up line says where it stood.
+     */
+    private static final int MAX_WARM_UP_SLICES = 80;
+    /**
+     * Machines an aTLS verifier remembers as verified (VerifiedAkChains.DEFAULT_CAPACITY,
+     * least-recently-used): the pool of new machines must be larger, so that walking it in order
+     * always finds a machine the verifier has forgotten, whose certificate paths it builds again.
+     */
+    private static final int VERIFIER_REMEMBERS = 1024;
     /** What a handshake-only level resets between warm-up slices: nothing. */
     private static final Runnable NO_RESET = () -> {};
     /** A call that only completes a handshake: see {@link #once}. */
@@ -89,7 +99,12 @@ public final class JoinLoadBench {
     private static final java.util.logging.Logger FABRIC8_LOG = java.util.logging.Logger.getLogger("io.fabric8");
 
     public static void main(String[] args) throws Exception {
-        int perLevel = args.length > 0 ? Integer.parseInt(args[0]) : 1024;
+        int perLevel = args.length > 0 ? Integer.parseInt(args[0]) : 4096;
+        if (perLevel <= VERIFIER_REMEMBERS) {
+            throw new IllegalArgumentException("tickets per level must be more than " + VERIFIER_REMEMBERS
+                    + " (the machines a verifier remembers), so that every ticket comes from a machine new to it; got "
+                    + perLevel);
+        }
         boolean fabric8 = args.length > 1 && args[1].equals("fabric8");
         // Per-ticket INFO lines (ours, and the fabric8 mock's java.util.logging) would dominate the profile.
         ((ch.qos.logback.classic.Logger) LoggerFactory.getLogger("ROOT")).setLevel(Level.WARN);
@@ -131,13 +146,16 @@ public final class JoinLoadBench {
                     Calls plainCalls = new Calls(List.of(plain.client()), HANDSHAKE_ONLY);
                     Calls seenHandshakes = new Calls(seen, HANDSHAKE_ONLY);
                     // The seen machines' first handshakes and joins: their certificate paths are built here.
-                    measure("first joins", 16, port, new Calls(seen, JoinLoadBench::join), WARM_UP);
+                    measure("first joins", 16, port, new Calls(seen, JoinLoadBench::join), 0, WARM_UP);
                     warmUp(64, plain.port(), plainCalls, NO_RESET);
-                    double mtls = measure("plain mTLS", 64, plain.port(), plainCalls, perLevel);
+                    double mtls = measure("plain mTLS", 64, plain.port(), plainCalls, 0, perLevel);
                     warmUp(64, port, seenHandshakes, NO_RESET);
-                    double known = measure("aTLS, known", 64, port, seenHandshakes, perLevel);
-                    // A machine's first handshake also builds its EK and AK certificate paths.
-                    double atls = measure("aTLS, new", 64, port, new Calls(pool, HANDSHAKE_ONLY), perLevel);
+                    double known = measure("aTLS, known", 64, port, seenHandshakes, 0, perLevel);
+                    // A machine's first handshake also builds its EK and AK certificate paths. The level
+                    // starts in the pool where its warm-up stopped, so no machine of it is remembered.
+                    Calls newHandshakes = new Calls(pool, HANDSHAKE_ONLY);
+                    int warmedOn = warmUp(64, port, newHandshakes, NO_RESET);
+                    double atls = measure("aTLS, new", 64, port, newHandshakes, warmedOn, perLevel);
                     System.out.printf("  aTLS / plain mTLS handshakes: %.3f from known machines, %.3f from new ones%n",
                             known / mtls, atls / mtls);
                     Calls joins = new Calls(pool, i -> join(WARM_UP + i));
@@ -146,7 +164,8 @@ public final class JoinLoadBench {
                         warmUp(n, port, new Calls(seen, JoinLoadBench::join), newCluster);
                         newCluster.run();
                         long kubeCpu = fastApi.cpuNanos();
-                        double tickets = measure("tickets", n, port, joins, perLevel);
+                        fastApi.countConnectionsFromNow();
+                        double tickets = measure("tickets", n, port, joins, 0, perLevel);
                         System.out.printf("  tickets N=%d / plain mTLS handshakes: %.3f, / bare aTLS handshakes: %.3f "
                                         + "(from new machines, as every joiner here is: %.3f)%s%n",
                                 n, tickets / mtls, tickets / known, tickets / atls,
@@ -155,7 +174,8 @@ public final class JoinLoadBench {
                     // The pool's bindings exist now: every create answers 409 and is read back.
                     warmUp(256, port, joins, NO_RESET);
                     long kubeCpu = fastApi.cpuNanos();
-                    double retried = measure("retried joins", 256, port, joins, perLevel);
+                    fastApi.countConnectionsFromNow();
+                    double retried = measure("retried joins", 256, port, joins, 0, perLevel);
                     System.out.printf("  retried joins N=256 / bare aTLS handshakes: %.3f%s%n", retried / known,
                             fabric8 ? "" : doubleShare(fastApi, kubeCpu, perLevel));
                 }
@@ -164,7 +184,7 @@ public final class JoinLoadBench {
         System.exit(0);
     }
 
-    /** Who calls and what each asks: call i comes from {@code clients.get(i % size)} asking {@code requests.apply(i)}. */
+    /** Who calls and what each asks: caller c is {@code clients.get(c)} and asks {@code requests.apply(c)}. */
     private record Calls(List<SslContext> clients, IntFunction<IssueJoinTicketRequest> requests) {}
 
     /** What one run of calls measured; CPU is the whole JVM's (both ends and the doubles). */
@@ -191,21 +211,24 @@ public final class JoinLoadBench {
      * its third round), and a ticket runs far more code than a handshake, so without this a level
      * pays for compilations as CPU per call, tickets more than handshakes.
      */
-    private static void warmUp(int concurrency, int port, Calls calls, Runnable reset) throws Exception {
+    private static int warmUp(int concurrency, int port, Calls calls, Runnable reset) throws Exception {
         Outcome slice;
         int slices = 0;
         do {
             reset.run();
-            slice = run(concurrency, port, calls, WARM_UP);
+            // Each slice goes on through the callers where the last one stopped.
+            slice = run(concurrency, port, calls, slices * WARM_UP, WARM_UP);
             slices++;
         } while (slice.jitShare() > SETTLED_JIT_SHARE && slices < MAX_WARM_UP_SLICES);
         System.out.printf("  warm-up: %d x %d calls until JIT < %.0f%% of CPU (last slice: %.0f%%)%n",
                 slices, WARM_UP, SETTLED_JIT_SHARE * 100, slice.jitShare() * 100);
+        return slices * WARM_UP;
     }
 
-    /** Runs and prints a level; returns its successful calls per second. */
-    private static double measure(String what, int concurrency, int port, Calls calls, int total) throws Exception {
-        Outcome o = run(concurrency, port, calls, total);
+    /** Runs and prints a level of calls {@code first} to {@code first + total - 1}; returns its successful calls per second. */
+    private static double measure(String what, int concurrency, int port, Calls calls, int first, int total)
+            throws Exception {
+        Outcome o = run(concurrency, port, calls, first, total);
         long[] latencies = o.sortedLatencies();
         int ok = Math.max(o.ok(), 1);
         // CPU per successful call is steadier than the rate on a busy 2-core machine. The rate is
@@ -218,9 +241,13 @@ public final class JoinLoadBench {
         return o.rate();
     }
 
-    /** The Kubernetes double's CPU per ticket since {@code before}: a stand-in sharing the machine, not the join service's work. */
+    /**
+     * The Kubernetes double's CPU per ticket since {@code before} (a stand-in sharing the machine, not the
+     * join service's work), and the HTTP connections the join service's client used.
+     */
     private static String doubleShare(HashMapKubeApi api, long before, int tickets) {
-        return String.format(" (of its CPU, the Kubernetes double's: %.2f ms/ticket)", (api.cpuNanos() - before) / 1e6 / tickets);
+        return String.format(" (of its CPU, the Kubernetes double's: %.2f ms/ticket; API connections used: %d)",
+                (api.cpuNanos() - before) / 1e6 / tickets, api.connectionsCounted());
     }
 
     /** Machine {@code m} always asks for its own state disk and node name. */
@@ -241,14 +268,20 @@ public final class JoinLoadBench {
         }).toList();
     }
 
-    /** {@code total} calls, each over a new connection (a full handshake); only successful calls count. */
-    private static Outcome run(int concurrency, int port, Calls calls, int total) throws Exception {
-        // Requests are made before the clock starts.
-        IssueJoinTicketRequest[] requests = new IssueJoinTicketRequest[total];
-        for (int i = 0; i < total; i++) {
-            requests[i] = calls.requests().apply(i);
-        }
+    /**
+     * Calls {@code first} to {@code first + total - 1}, each over a new connection (a full handshake);
+     * only successful calls count.
+     */
+    private static Outcome run(int concurrency, int port, Calls calls, int first, int total) throws Exception {
         List<SslContext> clients = calls.clients();
+        // Requests are made before the clock starts; call first + i comes from caller (first + i) mod their number.
+        IssueJoinTicketRequest[] requests = new IssueJoinTicketRequest[total];
+        SslContext[] callers = new SslContext[total];
+        for (int i = 0; i < total; i++) {
+            int caller = (first + i) % clients.size();
+            requests[i] = calls.requests().apply(caller);
+            callers[i] = clients.get(caller);
+        }
         long[] latencies = new long[total];
         Arrays.fill(latencies, Long.MAX_VALUE);
         AtomicInteger next = new AtomicInteger();
@@ -265,7 +298,7 @@ public final class JoinLoadBench {
             futures.add(pool.submit(() -> {
                 for (int i = next.getAndIncrement(); i < total; i = next.getAndIncrement()) {
                     long t0 = System.nanoTime();
-                    if (withRetries(port, clients.get(i % clients.size()), requests[i], source(i), retried)) {
+                    if (withRetries(port, callers[i], requests[i], source(i), retried)) {
                         latencies[i] = System.nanoTime() - t0;
                     } else {
                         errors.incrementAndGet();
