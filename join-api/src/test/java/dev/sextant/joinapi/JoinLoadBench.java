@@ -156,6 +156,8 @@ public final class JoinLoadBench {
                     Calls newHandshakes = new Calls(pool, HANDSHAKE_ONLY);
                     int warmedOn = warmUp(64, port, newHandshakes, NO_RESET);
                     double atls = measure("aTLS, new", 64, port, newHandshakes, warmedOn, perLevel);
+                    // The ticket levels go on from there too: the verifier remembers the pool's last 1024.
+                    int next = (warmedOn + perLevel) % pool.size();
                     System.out.printf("  aTLS / plain mTLS handshakes: %.3f from known machines, %.3f from new ones%n",
                             known / mtls, atls / mtls);
                     Calls joins = new Calls(pool, i -> join(WARM_UP + i));
@@ -165,7 +167,7 @@ public final class JoinLoadBench {
                         newCluster.run();
                         long kubeCpu = fastApi.cpuNanos();
                         fastApi.countConnectionsFromNow();
-                        double tickets = measure("tickets", n, port, joins, 0, perLevel);
+                        double tickets = measure("tickets", n, port, joins, next, perLevel);
                         System.out.printf("  tickets N=%d / plain mTLS handshakes: %.3f, / bare aTLS handshakes: %.3f "
                                         + "(from new machines, as every joiner here is: %.3f)%s%n",
                                 n, tickets / mtls, tickets / known, tickets / atls,
@@ -175,7 +177,7 @@ public final class JoinLoadBench {
                     warmUp(256, port, joins, NO_RESET);
                     long kubeCpu = fastApi.cpuNanos();
                     fastApi.countConnectionsFromNow();
-                    double retried = measure("retried joins", 256, port, joins, 0, perLevel);
+                    double retried = measure("retried joins", 256, port, joins, next, perLevel);
                     System.out.printf("  retried joins N=256 / bare aTLS handshakes: %.3f%s%n", retried / known,
                             fabric8 ? "" : doubleShare(fastApi, kubeCpu, perLevel));
                 }
