@@ -30,7 +30,7 @@ class KubernetesClientFactory {
      * service close and open about 0.7 connections per ticket (a TLS handshake each against a real
      * server). Idle ones close after 5 minutes, so a burst's connections do not outlive it long.
      */
-    static final int IDLE_CONNECTIONS = 256;
+    private static final int IDLE_CONNECTIONS = 256;
 
     @Singleton
     CoreV1Api coreV1Api(JoinServiceConfig config) {
