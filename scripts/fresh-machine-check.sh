@@ -33,10 +33,10 @@ unmount_all() {
   done
   mounts=()
 }
-still_mounted() { awk -v r="$root" '$2 == r || index($2, r "/") == 1 {found = 1} END {exit !found}' /proc/mounts; }
+still_mounted() { awk -v r="$1" '$2 == r || index($2, r "/") == 1 {found = 1} END {exit !found}' /proc/mounts; }
 remove_root() {
   # Never delete through a mount that is still there (the host's /dev or caches would go with it).
-  still_mounted && { echo "fresh-machine: $root still has mounts; not deleting it" >&2; return 1; }
+  still_mounted "$root" && { echo "fresh-machine: $root still has mounts; not deleting it" >&2; return 1; }
   rm -rf --one-file-system "$root" "$scratch/m2-upper" "$scratch/m2-work"
   [ -n "${FRESH_ROOT:-}" ] || rmdir "$scratch"
 }
@@ -44,7 +44,7 @@ on_exit() {
   local rc=$?
   unmount_all
   if [ $rc -ne 0 ]; then
-    echo "fresh-machine: FAILED at step: $step_name (exit $rc; the root is kept at $root)" >&2
+    echo "fresh-machine: FAILED at step: $step_name (exit $rc; the root is kept at $root until a run a day later removes it)" >&2
   elif [ -z "${FRESH_KEEP:-}" ]; then
     remove_root
   fi
@@ -58,6 +58,11 @@ mirror=$(awk '/^URIs:/ {print $2; exit}' /etc/apt/sources.list.d/debian.sources 
 [ -n "$mirror" ] || { echo "fresh-machine: no Debian mirror configured in apt" >&2; exit 1; }
 
 step "bare bookworm root (debootstrap --variant=minbase, $mirror)"
+# Roots that earlier runs kept (after a failure, or when a time limit killed them) go once they are a
+# day old: each holds ~1.5 GB that a later run's node image build needs. Never one with mounts on it.
+find /var/tmp -maxdepth 1 -name 'sextant-fresh-machine.*' -mtime +0 -print0 | while IFS= read -r -d '' old; do
+  still_mounted "$old" || { rm -rf --one-file-system "$old" && echo "fresh-machine: removed $old (a day old)"; }
+done
 [ -z "${FRESH_ROOT:-}" ] || remove_root  # a named root may hold an earlier run's; a new one is empty
 # The bare root is cached as a tarball for a week, outside the repository so that it outlives a fresh
 # clone (CI): it is exactly what debootstrap makes, nothing installed yet.

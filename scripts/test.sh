@@ -41,9 +41,12 @@ run_stage() {
 
 # Records a finished stage's duration; a failed or timed-out stage ends the run, naming it.
 end_stage() {
-  local name=$1 limit=$2 rc=$3 took=$4 note=${5:-}
-  durations+=("$(printf '%-44s %5d s%s' "$name" "$took" "$note")")
-  printf '== %s took %d s%s\n' "$name" "$took" "$note"
+  local name=$1 limit=$2 rc=$3 took=$4 note=${5:-} free
+  # With the free disk space after it: a stage that fills the disk fails in whatever tool ran out
+  # (erofs, dpkg, docker), and this column shows where the space went.
+  free=$(df -BM --output=avail "$root" | tail -1 | tr -d ' ')
+  durations+=("$(printf '%-44s %5d s   %8s free%s' "$name" "$took" "$free" "$note")")
+  printf '== %s took %d s (%s free)%s\n' "$name" "$took" "$free" "$note"
   if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
     echo "== TIMEOUT: stage \"$name\" did not finish within $limit s"
     failed_stage=$name

@@ -170,6 +170,8 @@ class AttestedBootTest {
             System.out.println("AttestedBootTest: rejected as expected: " + rejected);
             assertEquals(Reason.PCR_MISMATCH, rejected.reason(), rejected::toString);
             assertEquals(new TreeSet<>(UKI_PCRS), mismatchedPcrs(rejected.getMessage()), rejected::toString);
+        } finally {
+            Files.deleteIfExists(patched); // a whole image (~800 MB), made anew by every run
         }
     }
 

@@ -48,6 +48,7 @@ public final class UkiCmdlinePatch {
         patch(bytes, from, to + " ".repeat(from.length() - to.length()));
         Files.write(uki, bytes);
         run(List.of("mcopy", "-o", "-i", target, uki.toString(), UKI));
+        Files.delete(uki);
     }
 
     private static void patch(byte[] uki, String from, String to) throws Exception {

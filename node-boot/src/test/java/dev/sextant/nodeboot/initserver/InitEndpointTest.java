@@ -148,6 +148,11 @@ class InitEndpointTest implements TestPropertyProvider {
             swtpm.close();
         }
         kubeApi.close();
+        if (dir != null) { // (JUnit's @TempDir is filled only after Micronaut has asked for the properties)
+            try (var files = Files.walk(dir)) {
+                files.sorted(java.util.Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+            }
+        }
     }
 
     private static InitRequest.Builder good() {

@@ -113,6 +113,11 @@ class JoinPathInNodeTest implements TestPropertyProvider {
         if (swtpm != null) {
             swtpm.close();
         }
+        if (dir != null) { // (JUnit's @TempDir is filled only after Micronaut has asked for the properties)
+            try (var files = Files.walk(dir)) {
+                files.sorted(java.util.Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+            }
+        }
     }
 
     @Test
