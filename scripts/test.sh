@@ -39,14 +39,16 @@ run_stage() {
   end_stage "$name" "$limit" "$rc" $(($(date +%s) - t0))
 }
 
+free_mb() { df -BM --output=avail "$root" | tail -1 | tr -dc 0-9; }
+
 # Records a finished stage's duration; a failed or timed-out stage ends the run, naming it.
 end_stage() {
   local name=$1 limit=$2 rc=$3 took=$4 note=${5:-} free
   # With the free disk space after it: a stage that fills the disk fails in whatever tool ran out
   # (erofs, dpkg, docker), and this column shows where the space went.
-  free=$(df -BM --output=avail "$root" | tail -1 | tr -d ' ')
-  durations+=("$(printf '%-44s %5d s   %8s free%s' "$name" "$took" "$free" "$note")")
-  printf '== %s took %d s (%s free)%s\n' "$name" "$took" "$free" "$note"
+  free=$(free_mb)
+  durations+=("$(printf '%-44s %5d s   %6d MB free%s' "$name" "$took" "$free" "$note")")
+  printf '== %s took %d s (%d MB free)%s\n' "$name" "$took" "$free" "$note"
   if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
     echo "== TIMEOUT: stage \"$name\" did not finish within $limit s"
     failed_stage=$name
@@ -130,6 +132,12 @@ trap finish EXIT
 # Reports of an earlier run must not count in this one.
 find . -maxdepth 3 -type d \( -path './*/target/surefire-reports' -o -path './*/target/failsafe-reports' \) \
   -prune -exec rm -rf {} +
+
+# A full disk fails a run deep inside some tool, minutes in: say up front when that is likely.
+NEEDS_MB=12000
+if [ "$(free_mb)" -lt "$NEEDS_MB" ]; then
+  echo "== WARNING: $(free_mb) MB free on the disk holding $root; a run from a fresh clone needs about $NEEDS_MB MB"
+fi
 
 run_stage "host tools" 1200 bash scripts/setup.sh
 
