@@ -61,7 +61,7 @@ step "bare bookworm root (debootstrap --variant=minbase, $mirror)"
 # Roots that earlier runs kept (after a failure, or when a time limit killed them) go once they are a
 # day old: each holds ~1.5 GB that a later run's node image build needs. Never one with mounts on it.
 find /var/tmp -maxdepth 1 -name 'sextant-fresh-machine.*' -mtime +0 -print0 | while IFS= read -r -d '' old; do
-  still_mounted "$old" || { rm -rf --one-file-system "$old" && echo "fresh-machine: removed $old (a day old)"; }
+  still_mounted "$old" || { rm -rf --one-file-system "$old" && echo "fresh-machine: removed $old (a day old)"; } || true
 done
 [ -z "${FRESH_ROOT:-}" ] || remove_root  # a named root may hold an earlier run's; a new one is empty
 # The bare root is cached as a tarball for a week, outside the repository so that it outlives a fresh
