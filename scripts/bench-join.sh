@@ -5,6 +5,8 @@
 # the same run (the ratios, the JVM's CPU per call with the JIT compilers' part and the cores kept busy
 # are printed), all in one JVM on this machine; before each kind of level, calls of that kind run
 # until the JIT compilers take under 10% of the CPU (their number is fixed so none ends uncounted).
+# Last, "alternating": tickets vs bare handshakes, both at 256 joiners from new machines, in four
+# alternating rounds, so both kinds see the same load and the same minutes of a drifting machine.
 # Only successful tickets count; the output names the KMS and Kubernetes API doubles it ran against.
 # Setup makes 256 + tickets-per-level software-TPM machines first (about 2 ms each: an ECC AK each, one shared EK key).
 # Usage: scripts/bench-join.sh [tickets-per-level (4096; more than the 1024 machines a verifier remembers)] [fabric8]
