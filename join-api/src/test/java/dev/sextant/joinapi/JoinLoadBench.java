@@ -195,10 +195,10 @@ public final class JoinLoadBench {
      * Issue 16's ratio like for like: {@value #ROUNDS} rounds, each a slice of bare handshakes then a
      * slice of first joins (a new cluster each), both at 256 joiners and from machines new to the
      * verifier (the walk through the pool goes on from slice to slice). The levels above compare
-     * tickets at 256 with handshakes at 64, minutes apart: handshakes waiting together share a quote,
-     * so one at 256 costs less CPU (0.3–0.7 ms less in two runs, 2026-11-27), and on a shared
-     * machine whose speed drifts by a fifth within minutes the two levels' ratio moved 0.73–0.87 for
-     * the same code. Here both kinds see the same load and the same minutes.
+     * tickets at 256 with handshakes at 64, minutes apart: a handshake at 256 cost 0.3–0.7 ms less
+     * CPU in two runs (2026-11-27; likely because handshakes waiting together share a quote), and on
+     * a shared machine whose speed drifts by a fifth within minutes the two levels' ratio moved
+     * 0.73–0.87 for the same code. Here both kinds see the same load and the same minutes.
      */
     private static void alternating(int port, Calls handshakes, Calls joins, Runnable newCluster, int first, int perLevel)
             throws Exception {
@@ -416,7 +416,7 @@ public final class JoinLoadBench {
                     }
                 });
         // Otherwise every build looks for grpc-census on the class path and, not finding it, walks
-        // every jar: 5.6% of this bench's CPU in a profile (2026-11-27), charged to the server's rates.
+        // every jar: 5.6% of this bench's CPU in a profile (2026-11-27), on both sides of every ratio.
         InternalNettyChannelBuilder.setStatsEnabled(builder, false);
         InternalNettyChannelBuilder.setTracingEnabled(builder, false);
         ManagedChannel channel = builder.build();
