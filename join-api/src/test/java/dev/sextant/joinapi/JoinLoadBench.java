@@ -195,8 +195,8 @@ public final class JoinLoadBench {
      * Issue 16's ratio like for like: {@value #ROUNDS} rounds, each a slice of bare handshakes then a
      * slice of first joins (a new cluster each), both at 256 joiners and from machines new to the
      * verifier (the walk through the pool goes on from slice to slice). The levels above compare
-     * tickets at 256 with handshakes at 64, minutes apart: a handshake at 256 cost 0.3–0.7 ms less
-     * CPU in two runs (2026-11-27; likely because handshakes waiting together share a quote), and on
+     * tickets at 256 with handshakes at 64, minutes apart: a handshake at 256 cost 0.3–1.0 ms less
+     * CPU in three runs (2026-11-27; likely because handshakes waiting together share a quote), and on
      * a shared machine whose speed drifts by a fifth within minutes the two levels' ratio moved
      * 0.73–0.87 for the same code. Here both kinds see the same load and the same minutes.
      */
