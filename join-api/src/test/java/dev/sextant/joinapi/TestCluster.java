@@ -1,5 +1,6 @@
 package dev.sextant.joinapi;
 
+import dev.sextant.attestation.testkit.ScratchDirs;
 import dev.sextant.serviceconfig.JoinServiceConfig;
 import java.io.IOException;
 import java.io.StringWriter;
@@ -96,8 +97,6 @@ public final class TestCluster implements AutoCloseable {
     public void close() throws Exception {
         kms.close();
         kube.close();
-        try (var walk = Files.walk(dir)) {
-            walk.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-        }
+        ScratchDirs.delete(dir);
     }
 }

@@ -1,5 +1,6 @@
 package dev.sextant.e2e.cluster;
 
+import dev.sextant.attestation.testkit.ScratchDirs;
 import dev.sextant.localcluster.qemu.FreePort;
 import java.io.IOException;
 import java.io.RandomAccessFile;
@@ -74,11 +75,7 @@ final class ClusterNode {
             }
         }
         for (Path tmpfs : List.of(dir.resolve("keys"), dir.resolve("luks"))) {
-            if (Files.exists(tmpfs)) {
-                try (var files = Files.walk(tmpfs)) {
-                    files.sorted(java.util.Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
-                }
-            }
+            ScratchDirs.delete(tmpfs);
         }
         boot++;
         startTpm();

@@ -5,6 +5,7 @@ import dev.sextant.atls.AtlsContexts;
 import dev.sextant.attestation.Variant;
 import dev.sextant.attestation.policy.ExpectedValue;
 import dev.sextant.attestation.policy.Measurements;
+import dev.sextant.attestation.testkit.ScratchDirs;
 import dev.sextant.attestation.tpmstructures.TpmAlg;
 import dev.sextant.attestation.verify.AkTrust;
 import dev.sextant.attestation.verify.DocumentVerifier;
@@ -148,11 +149,7 @@ class InitEndpointTest implements TestPropertyProvider {
             swtpm.close();
         }
         kubeApi.close();
-        if (dir != null) { // (JUnit's @TempDir is filled only after Micronaut has asked for the properties)
-            try (var files = Files.walk(dir)) {
-                files.sorted(java.util.Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
-            }
-        }
+        ScratchDirs.delete(dir);
     }
 
     private static InitRequest.Builder good() {

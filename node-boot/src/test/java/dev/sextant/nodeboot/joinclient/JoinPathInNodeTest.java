@@ -3,6 +3,7 @@ package dev.sextant.nodeboot.joinclient;
 import com.google.protobuf.ByteString;
 import dev.sextant.atls.AtlsContexts;
 import dev.sextant.attestation.Variant;
+import dev.sextant.attestation.testkit.ScratchDirs;
 import dev.sextant.attestation.testkit.SoftwareTpmAttester;
 import dev.sextant.attestation.testkit.SoftwareTpmOptions;
 import dev.sextant.attestation.testkit.TestPki;
@@ -113,11 +114,7 @@ class JoinPathInNodeTest implements TestPropertyProvider {
         if (swtpm != null) {
             swtpm.close();
         }
-        if (dir != null) { // (JUnit's @TempDir is filled only after Micronaut has asked for the properties)
-            try (var files = Files.walk(dir)) {
-                files.sorted(java.util.Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
-            }
-        }
+        ScratchDirs.delete(dir);
     }
 
     @Test
