@@ -47,7 +47,7 @@ public final class TestReport {
     record Failure(String module, String test, String kind, String message, String trace, Path output) {}
 
     /** One report file: a test class as Surefire saw it. */
-    record ClassReport(String module, String className, int tests, int skipped, Path file) {}
+    record ClassReport(String module, String className, int tests, int skipped, String firstSkipReason, Path file) {}
 
     /** A test class in the sources: what Surefire would run, and under which class-level tags. */
     record SourceClass(String module, String className, String simpleName, boolean concrete, boolean declaresTests,
@@ -187,8 +187,9 @@ public final class TestReport {
             if (r == null) {
                 missing.add(c.module() + " " + c.simpleName());
                 line = "DID NOT RUN (no report since the stage started)";
-            } else if (r.tests() == 0) {
-                String reason = classReasons.getOrDefault(c.className(), NO_REASON);
+            } else if (r.tests() == r.skipped()) {
+                String reason = r.tests() == 0 ? classReasons.getOrDefault(c.className(), NO_REASON)
+                        : "every test skipped: " + r.firstSkipReason();
                 boolean ok = allowed(allowed, reason);
                 if (!ok) {
                     ranNothing.add(c.module() + " " + c.simpleName() + " (" + reason + ")");
@@ -335,6 +336,7 @@ public final class TestReport {
         String simple = cls.substring(cls.lastIndexOf('.') + 1);
         NodeList cases = suite.getElementsByTagName("testcase");
         int skippedHere = 0;
+        String firstSkipReason = null;
         for (int i = 0; i < cases.getLength(); i++) {
             Element tc = (Element) cases.item(i);
             String name = tc.getAttribute("name");
@@ -347,6 +349,7 @@ public final class TestReport {
                 counts.skipped++;
                 skippedHere++;
                 skips.add(new Skip(module, test, skipReason(skipped)));
+                firstSkipReason = firstSkipReason == null ? skipReason(skipped) : firstSkipReason;
             } else if (failure != null || error != null) {
                 counts.failed++;
                 Element f = failure != null ? failure : error;
@@ -355,7 +358,7 @@ public final class TestReport {
                         f.getAttribute("message"), f.getTextContent() + systemOut(tc), output));
             }
         }
-        return new ClassReport(module, cls, cases.getLength(), skippedHere, report);
+        return new ClassReport(module, cls, cases.getLength(), skippedHere, firstSkipReason, report);
     }
 
     /**
