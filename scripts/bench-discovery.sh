@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Endpoint discovery figures (node-boot's endpointdiscovery package), each printed for the stack before
-# issue 18 (baseline) and the current one:
+# Endpoint discovery figures (node-boot's endpointdiscovery package), each printed for a baseline stack
+# (BaselineStack: JGroups' usual choices) and the current one:
 #  1. for NETNS_COUNTS nodes, each a JVM in its own network namespace on one bridge: the time until every
 #     node holds every record, the time one new record takes to reach all, bytes each node sends per
 #     second at rest (its veth counter, TCP/IP included). Needs root and `ip netns`; skipped otherwise.

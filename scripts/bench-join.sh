@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Join-service load benchmark (issue 4): N = 16, 64, 256 concurrent attested joiners over
+# Join-service load benchmark: N = 16, 64, 256 concurrent attested joiners over
 # client-attested aTLS, each ticket a distinct machine joining for the first time (then the same
 # machines again: retried joins), bare aTLS handshakes/s, and plain mutual TLS handshakes/s measured in
 # the same run (the ratios, the JVM's CPU per call with the JIT compilers' part and the cores kept busy
@@ -8,7 +8,7 @@
 # Last, "alternating": tickets vs bare handshakes, both at 256 joiners from new machines, in four
 # alternating rounds, so both kinds see the same load and the same minutes of a drifting machine.
 # Only successful tickets count; the output names the KMS and Kubernetes API doubles it ran against.
-# Setup makes 256 + tickets-per-level software-TPM machines first (about 2 ms each: an ECC AK each, one shared EK key).
+# Setup makes 256 + tickets-per-level software-TPM machines first (cheap: an ECC AK each, one shared EK key).
 # Usage: scripts/bench-join.sh [tickets-per-level (4096; more than the 1024 machines a verifier remembers)] [fabric8]
 # "fabric8": use the fabric8 CRUD mock as the Kubernetes API double (O(objects) per request)
 # instead of the hash-map double, to see its cost.

@@ -59,7 +59,8 @@ mirror=$(awk '/^URIs:/ {print $2; exit}' /etc/apt/sources.list.d/debian.sources 
 
 step "bare bookworm root (debootstrap --variant=minbase, $mirror)"
 # Roots that earlier runs kept (after a failure, or when a time limit killed them) go once they are a
-# day old: each holds ~1.5 GB that a later run's node image build needs. Never one with mounts on it.
+# day old: each holds a whole Debian root with the host tools and a build of the repository, space that
+# a later run's node image build needs. Never one with mounts on it.
 find /var/tmp -maxdepth 1 -name 'sextant-fresh-machine.*' -mtime +0 -print0 | while IFS= read -r -d '' old; do
   still_mounted "$old" || { rm -rf --one-file-system "$old" && echo "fresh-machine: removed $old (a day old)"; } || true
 done

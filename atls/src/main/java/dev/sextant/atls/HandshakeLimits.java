@@ -16,13 +16,12 @@ public record HandshakeLimits(int perSource, int workers, int queued) {
     }
 
     /**
-     * A node's or join service's server: a TPM quote takes 10 to 50 ms, and a worker spends most of
-     * a handshake waiting for it; workers that wait together share the next quote (the attester
-     * batches), so 8 workers make batches of up to 8 rather than 4 times the TPM work of 2. 128 queued
-     * tasks wait under a second even at 50 ms a quote (16 batches of 8); with 32, a node pool of 256
-     * joining at once was shed a few dozen times per thousand tickets, and each shed node backs off
-     * for up to seconds while the server idles (join bench: 0.2 of the cores). 4 per source is more
-     * than any honest caller (init, verify, join) opens.
+     * A node's or join service's server: a TPM quote takes tens of milliseconds, and a worker spends
+     * most of a handshake waiting for it; workers that wait together share the next quote (the
+     * attester batches), so 8 workers make batches of up to 8 rather than 4 times the TPM work of 2.
+     * 128 queued tasks wait under a second even with a slow TPM (16 batches of 8); a shorter queue
+     * sheds nodes of a large pool joining at once, and each shed node backs off for seconds while
+     * the server idles. 4 per source is more than any honest caller (init, verify, join) opens.
      */
     public static HandshakeLimits defaults() {
         return new HandshakeLimits(4, 8, 128);

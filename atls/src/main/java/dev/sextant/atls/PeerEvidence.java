@@ -128,7 +128,7 @@ record PeerEvidence(byte[] document, byte[] spkiHash) {
      * One ECDSA verification of the certificate's signature with its own key, through {@code ecdsa}.
      * BouncyCastle's {@code JcaContentVerifierProviderBuilder} verifies an ECDSA signature twice (its
      * "raw" verifier repeats the check to release PKCS#11 sessions) and parses the certificate a second
-     * time to get the key: that was about a third of the aTLS handshake's Java time. Other algorithms
+     * time to get the key: a large share of the aTLS handshake's Java time. Other algorithms
      * than ECDSA (aTLS mints only ECDSA) take the general path through the JDK's own providers.
      */
     private static boolean selfSignatureValid(X509CertificateHolder holder, Ecdsa ecdsa) throws AttestationRejected {

@@ -14,8 +14,8 @@ import java.util.function.LongSupplier;
  * Handshake throughput of plain TLS 1.3 against aTLS, in one JVM on loopback (scripts/bench-atls.sh).
  * Like is compared with like: each aTLS row is divided by the plain row of the same shape (one-way
  * or mutual), all on BoringSSL with resumption off, measured in the same run.
- * Arguments: warm-up seconds per variant (default 15: C2 on 2 cores is still compiling after
- * 10 s), measured seconds per variant (10), client threads (4). System property
+ * Arguments: warm-up seconds per variant (default 15: on 2 cores C2 is still compiling after a
+ * shorter warm-up), measured seconds per variant (10), client threads (4). System property
  * {@code bench.only=<text>}: run only the variants whose name contains it (e.g. "mutual", to profile
  * mutual aTLS next to its own baseline).
  */

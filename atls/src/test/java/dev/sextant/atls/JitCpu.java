@@ -7,9 +7,9 @@ import java.util.stream.Stream;
 
 /**
  * CPU the JVM's C1/C2 compiler threads have used so far, for benchmarks that must tell warm-up from
- * steady cost: on a loaded 2-core machine C2 was still compiling BouncyCastle, Netty and the
- * verifier after 10 s of aTLS warm-up and took half the process's CPU in the measured window
- * (issue 16), and in the join bench it still took a fifth after thousands of tickets.
+ * steady cost: on a small, loaded machine C2 keeps compiling BouncyCastle, Netty and the verifier
+ * long after a fixed warm-up, and what it takes in the measured window would otherwise count as the
+ * cost of the code under test.
  */
 public final class JitCpu {
     private JitCpu() {}

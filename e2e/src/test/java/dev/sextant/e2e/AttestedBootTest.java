@@ -46,7 +46,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
 /**
- * The real boot (issue 3): the image from {@code sextant image build} under QEMU/TCG + OVMF and a
+ * The real boot: the image from {@code sextant image build} under QEMU/TCG + OVMF and a
  * factory-provisioned swtpm, verified over attested TLS against the PCRs predicted from the image
  * file alone. Three boots, each by a host that tries to change the node unseen: the image as built,
  * a copy whose UKI command line differs, and the image with a kernel command line extended by the host.
@@ -56,7 +56,7 @@ import org.junit.jupiter.api.TestInstance;
 @DisplayName("A node booted from the built image")
 class AttestedBootTest {
     private static final int GRPC_PORT = 7443;
-    /** platform.md: ~45 s to a verity root under TCG, then the JVM; allow for a loaded CI machine. */
+    /** A boot under TCG is slow (docs/benchmarks.md: boot to a verified handshake); allow for a loaded CI machine. */
     private static final Duration BOOT_TIMEOUT = Duration.ofMinutes(8);
     private static final List<Integer> UKI_PCRS = List.of(4, 9, 11);
     private static final Pattern VERITY_SETUP = Pattern.compile("Finished .*Verity Protection Setup for root");
@@ -171,7 +171,7 @@ class AttestedBootTest {
             assertEquals(Reason.PCR_MISMATCH, rejected.reason(), rejected::toString);
             assertEquals(new TreeSet<>(UKI_PCRS), mismatchedPcrs(rejected.getMessage()), rejected::toString);
         } finally {
-            Files.deleteIfExists(patched); // a whole image (~800 MB), made anew by every run
+            Files.deleteIfExists(patched); // a whole image, made anew by every run
         }
     }
 

@@ -22,10 +22,10 @@ import java.util.Map;
 /**
  * ECDSA in AWS-LC, through the Amazon Corretto Crypto Provider, used as a provider object (never
  * registered: nothing else in the JVM changes provider). Key generation, signature and verification
- * cost a third to a quarter of BouncyCastle's pure Java (issue 16), after a one-time price: the
- * provider's native library is written to a temporary file and loaded, and its self-tests run
- * (0.33 s on the host, about 3.5 s in a TCG guest). Hence only in the join service, which pays it
- * once at start-up and then verifies handshake after handshake.
+ * cost a fraction of BouncyCastle's pure Java, after a one-time price: the provider's native library
+ * is written to a temporary file and loaded, and its self-tests run, which takes seconds in an
+ * emulated guest. Hence only in the join service, which pays it once at start-up and then verifies
+ * handshake after handshake.
  */
 public final class NativeEcdsa implements Ecdsa {
     private static final Map<String, String> SIGNATURES = Map.of(

@@ -7,7 +7,7 @@ import java.util.List;
 /**
  * The mkosi 24 command line for one build: the repository's configuration, the generated apt
  * sources (package-manager tree) and node software (extra tree), scratch and cache directories
- * kept between builds ({@code --incremental}: the cached base tree makes a rebuild ~20 s).
+ * kept between builds ({@code --incremental}: with the cached base tree a rebuild takes seconds, not minutes).
  */
 public record MkosiCommand(BuildRequest request, Path packageManagerTree, Path nodeTree) {
     public List<String> arguments() {

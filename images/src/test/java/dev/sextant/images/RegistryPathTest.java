@@ -32,7 +32,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
 /**
- * The registry path of issue 7: Jib pushes both service images to a local registry, Docker pulls and runs
+ * The registry path: Jib pushes both service images to a local registry, Docker pulls and runs
  * them, and each container answers over gRPC and on /health.
  */
 @Tag("containers")

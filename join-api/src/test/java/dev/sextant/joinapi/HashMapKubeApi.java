@@ -35,7 +35,7 @@ final class HashMapKubeApi implements AutoCloseable {
     HashMapKubeApi() throws IOException {
         // TCP_NODELAY on the accepted connections, so they can stay open as the join service's client
         // keeps them (a real API server does too). Without it every kept-alive answer (headers and body
-        // written apart) waited for the client's delayed ACK, a 0.5 s floor per ticket of the bench; closing
+        // written apart) waits for the client's delayed ACK, a floor under every ticket of the bench; closing
         // each connection instead cost a new connection per API call. Read once, when the JDK's server
         // configuration loads: before the first HttpServer of the JVM.
         System.setProperty("sun.net.httpserver.nodelay", "true");

@@ -84,9 +84,9 @@ public final class JoinLoadBench {
     /** Warm-up ends when the JIT compilers take less than this share of the CPU (as in AtlsBench). */
     private static final double SETTLED_JIT_SHARE = 0.10;
     /**
-     * On 2 cores the compilers took 17 to 58 slices (4,000 to 15,000 calls) to get below that share;
-     * with at most 8, every level ran with them still at 20 to 40% of the CPU, about 0.5 ms more per
-     * call on both sides of every ratio. The warm-up line says where it stood.
+     * On a 2-core machine the compilers need dozens of slices to get below that share; a lower cap
+     * would measure levels with them still busy, adding their CPU to every call on both sides of
+     * every ratio. The warm-up line says where it stood.
      */
     private static final int MAX_WARM_UP_SLICES = 80;
     /**
@@ -192,13 +192,13 @@ public final class JoinLoadBench {
     }
 
     /**
-     * Issue 16's ratio like for like: {@value #ROUNDS} rounds, each a slice of bare handshakes then a
+     * The target's ratio like for like: {@value #ROUNDS} rounds, each a slice of bare handshakes then a
      * slice of first joins (a new cluster each), both at 256 joiners and from machines new to the
      * verifier (the walk through the pool goes on from slice to slice). The levels above compare
-     * tickets at 256 with handshakes at 64, minutes apart: a handshake at 256 cost 0.3–1.0 ms less
-     * CPU in three runs (2026-11-27; likely because handshakes waiting together share a quote), and on
-     * a shared machine whose speed drifts by a fifth within minutes the two levels' ratio moved
-     * 0.73–0.87 for the same code. Here both kinds see the same load and the same minutes.
+     * tickets at 256 with handshakes at 64, minutes apart: a handshake at 256 costs less CPU than at
+     * 64 (likely because handshakes waiting together share a quote), and on a shared machine whose
+     * speed drifts within minutes the two levels' ratio moves for the same code. Here both kinds see
+     * the same load and the same minutes.
      */
     private static void alternating(int port, Calls handshakes, Calls joins, Runnable newCluster, int first, int perLevel)
             throws Exception {
@@ -416,7 +416,7 @@ public final class JoinLoadBench {
                     }
                 });
         // Otherwise every build looks for grpc-census on the class path and, not finding it, walks
-        // every jar: 5.6% of this bench's CPU in a profile (2026-11-27), on both sides of every ratio.
+        // every jar: a visible share of this bench's CPU, on both sides of every ratio.
         InternalNettyChannelBuilder.setStatsEnabled(builder, false);
         InternalNettyChannelBuilder.setTracingEnabled(builder, false);
         ManagedChannel channel = builder.build();

@@ -11,7 +11,7 @@ import java.security.PrivateKey;
  * its quote's signature). Two implementations, because the JVMs that use them want different things:
  * {@link BouncyCastleEcdsa} costs nothing at start-up (nodes, the command line, the local tools), and
  * {@code NativeEcdsa} (module ecdsa-native) costs a native library's load and self-tests once and then
- * a third of the CPU per operation (the join service, which verifies one handshake after another).
+ * a fraction of the CPU per operation (the join service, which verifies one handshake after another).
  * Both run through the same rejection matrices.
  */
 public interface Ecdsa {

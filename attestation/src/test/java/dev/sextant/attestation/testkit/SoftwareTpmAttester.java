@@ -71,7 +71,7 @@ public final class SoftwareTpmAttester implements Attester {
     /**
      * A machine whose EK certificate certifies {@code ekKey}: benchmarks that make thousands of
      * machines give them one EK key (each still has its own AK, EK certificate and AK certificate),
-     * as an RSA key costs about 60 ms to generate.
+     * as generating an RSA key (a prime search) would dominate making them.
      */
     public SoftwareTpmAttester(TestPki trustedPki, SoftwareTpmOptions options, PublicKey ekKey) {
         this.options = options;

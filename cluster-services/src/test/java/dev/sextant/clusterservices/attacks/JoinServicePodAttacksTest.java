@@ -20,7 +20,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The join service's container is privileged, because plain k3s has no device plugin for the TPM
- * it attests itself with (issue 12: nodes verify the join service). Privilege makes where the pod
+ * it attests itself with (nodes verify the join service). Privilege makes where the pod
  * runs and what it can reach part of the trust: each row is a way the pod could be turned against
  * the host or the cluster, and the part of the rendered manifests that refuses it. Checked on the
  * rendered objects; no k3s runs in this suite (K3sClusterServicesTest applies them when an image is

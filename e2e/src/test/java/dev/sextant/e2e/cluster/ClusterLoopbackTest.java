@@ -32,10 +32,10 @@ import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.TestMethodOrder;
 
 /**
- * Issue 5 on loopback: three nodes, each its own swtpm and bootstrapper process; `sextant init` on
+ * A cluster's life on loopback: three nodes, each its own swtpm and bootstrapper process; `sextant init` on
  * node A; the KMS and join service as processes; node B joins, node C (one pinned PCR extended)
  * is refused in the aTLS handshake and keeps backing off; node B, power-cycled, rejoins, and node A,
- * power-cycled, is recovered by `sextant recover` (issue 13). The
+ * power-cycled, is recovered by `sextant recover`. The
  * nodes verify the join service, which quotes with a TPM of its own. The methods are phases of one scenario
  * and run in order; every process's output is in target/cluster-TIMESTAMP/NAME.log.
  */

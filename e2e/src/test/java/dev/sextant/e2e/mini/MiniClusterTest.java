@@ -41,7 +41,7 @@ import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.TestMethodOrder;
 
 /**
- * Issue 13's proof in real boots, as an operator runs it (bin/sextant, a separate process per
+ * Nodes that survive reboots, proved in real boots as an operator runs them (bin/sextant, a separate process per
  * command): {@code mini up --workers 1}, then {@code mini reboot worker-0} (the worker back with the
  * same disk and "since", via rejoin), {@code mini down}, {@code mini start} (the control plane via
  * recovery, the worker via rejoin, the same disks and "since"), {@code mini down --purge} leaving no
@@ -225,8 +225,8 @@ class MiniClusterTest {
      * A node's bootstrapper exits after bootstrapping and systemd starts it again in verify-only mode
      * (tens of seconds under TCG): in that gap QEMU's port forward accepts and closes the connection, so
      * "unavailable" (exit 2) is asked again for a while, and so is a handshake that timed out (the
-     * verify-only bootstrapper likely just started and still cold: seen 2026-11-27 after `mini start` on a
-     * host running about 2.5 times slower than usual); a rejection (exit 1) fails at once.
+     * verify-only bootstrapper may have just started and still be cold, the more so on a slow host);
+     * a rejection (exit 1) fails at once.
      */
     private void verifyEveryNode(String when) throws Exception {
         for (MiniState.Node node : MiniState.read(dir.resolve("mini.json")).orElseThrow().nodes()) {

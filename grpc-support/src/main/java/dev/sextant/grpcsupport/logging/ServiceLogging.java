@@ -17,9 +17,9 @@ import java.util.function.Predicate;
 /**
  * The logging of a Sextant service (KMS, join service; node-boot adds its file), set up in code
  * rather than by a {@code logback.xml}: parsing the XML (a SAX parser, Joran's model and its
- * handlers) cost about 6% of a service's start on the host and more under TCG emulation, and it
- * ran twice, once when logback starts and once when Micronaut's logging system refreshes at
- * start-up (issue 16, goal 3). Each service names its configurator in
+ * handlers) is a noticeable part of a service's start, more so under emulation, and it runs twice,
+ * once when logback starts and once when Micronaut's logging system refreshes at start-up. Each
+ * service names its configurator in
  * {@code META-INF/services/ch.qos.logback.classic.spi.Configurator}; logback and Micronaut both
  * take it from there.
  *

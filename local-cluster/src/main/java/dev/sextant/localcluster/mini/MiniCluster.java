@@ -40,7 +40,7 @@ import java.util.regex.Pattern;
  * node's console log.
  */
 public final class MiniCluster {
-    /** platform.md: 62–119 s from QEMU to a verified handshake for one node; several share 2 cores here. */
+    /** Under TCG one node takes minutes from QEMU to a verified handshake on a busy machine, and several share its cores. */
     public static final Duration DEFAULT_BOOT_TIMEOUT = Duration.ofMinutes(15);
     public static final Duration DEFAULT_JOIN_TIMEOUT = Duration.ofMinutes(15);
     static final long STATE_DISK_BYTES = 256L << 20;
@@ -140,7 +140,7 @@ public final class MiniCluster {
             NodeAttestation imagePolicy = new NodeAttestation(imageMeasurements, ca.certificate());
             waits.verified(controlPlane, cp, imagePolicy, options.bootTimeout(), "its bootstrapper's aTLS port (guest 7443)");
             // The workers only now, to boot while init runs: guests booting at once share the host's cores
-            // (under TCG on two cores the control plane took 125 s to verify beside a booting worker, 70 s alone),
+            // (under TCG a control plane booting beside a worker verifies far later than one booting alone),
             // and a worker has nothing to join before init has started the join service.
             for (var config : configs.entrySet()) {
                 if (!config.getKey().equals(controlPlane)) {

@@ -56,7 +56,7 @@ final class MiniStatus {
 
     /**
      * Retries for a while: after bootstrapping the bootstrapper exits and its verify-only successor
-     * needs some 20–40 s under TCG before it answers again.
+     * needs tens of seconds under TCG before it answers again.
      */
     private static String verify(NodeAttestation attestation, MiniState.Node node) throws IOException {
         Instant deadline = Instant.now().plus(STATUS_VERIFY_TIMEOUT);

@@ -40,7 +40,7 @@ final class NodeComeback {
 
     /** A node that is back: its status line of this boot, its verification, and the time since power-on. */
     record Back(String name, NodeRole role, NodeStatusLine status, AtlsProbe.Outcome outcome, Duration fromPowerOn) {
-        /** "power-on -> rejoined and verified: 74 s", the figure issue 13 asks for. */
+        /** "power-on -> rejoined and verified: 74 s": how long the node took to come back, as the operator reads it. */
         String figure() {
             String how = switch (status.via()) {
                 case "recovery" -> "recovered";

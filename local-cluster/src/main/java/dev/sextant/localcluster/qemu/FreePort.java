@@ -20,9 +20,9 @@ public final class FreePort {
      * A port nothing listens on, below the kernel's ephemeral range. A port the kernel chose itself
      * (bind to 0) comes from that range, where any outgoing connection may be given it as its local
      * port before the process it was picked for binds it: a node's recovery port, picked at the
-     * start of a test and bound two minutes later, was once taken so (ClusterLoopbackTest,
-     * 2026-11-26). Ports below the range are never handed out that way. Another process may still
-     * bind the port first; QEMU or the node then fails to start and says so, which the harness reports.
+     * start of a test and bound minutes later, can be taken so. Ports below the range are never
+     * handed out that way. Another process may still bind the port first; QEMU or the node then fails
+     * to start and says so, which the harness reports.
      */
     public static int pick() {
         int highest = ephemeralLow() - 2; // freePortPair-style callers use the next port too

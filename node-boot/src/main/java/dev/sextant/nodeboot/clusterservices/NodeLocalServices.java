@@ -116,7 +116,7 @@ public final class NodeLocalServices implements Deployer {
                 .withEkCaFile(ekCa)
                 .withCa(new JoinServiceConfig.Ca(ca.certificate(), ca.key()))
                 .withControlPlaneDir(Files.createDirectories(dir.resolve("pki")))
-                // The join service claims these for the init node before it serves (issue 12 item 2).
+                // The join service claims these for the init node before it serves, so no other AK can.
                 .withInitNode(Optional.ofNullable(input.initNode()).map(n ->
                         new JoinServiceConfig.InitNode(n.akNameHex(), n.nodeName(), n.diskUuids())))
                 .withAtls(new JoinServiceConfig.Atls(true, tpm, defaults.atls().serverEventLog()));

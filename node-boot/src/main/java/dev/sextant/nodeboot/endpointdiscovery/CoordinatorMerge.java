@@ -16,14 +16,14 @@ import java.util.Map;
  * MERGE3 whose rounds only coordinators run, plus an answer from members that hear of another view.
  *
  * <p>Over TCP (no IP multicast) every MERGE3 round is a discovery, answered with every member known,
- * then an INFO to each member found; stock MERGE3 runs it on every member, so at rest each member paid
- * O(members) per round and the seeds O(members^2) (members sending at a quarter of the rate still cost
- * eight times the rest traffic of coordinators alone at ten members). A subgroup is represented by its
+ * then an INFO to each member found; stock MERGE3 runs it on every member, so at rest each member pays
+ * O(members) per round and the seeds O(members^2) (even at a quarter of the rate, members' rounds cost
+ * several times the rest traffic of coordinators' rounds alone). A subgroup is represented by its
  * coordinator's view, and only a coordinator can start a merge, so coordinators' rounds suffice to
  * find subgroups.
  *
  * <p>They do not suffice to find a member that missed a view: one that never installed a merge view
- * (seen in CI: a joiner left in its first view while the nine others merged) is a member in everyone
+ * (a joiner left in its first view while the others merged) is a member in everyone
  * else's view, no coordinator's INFO shows it, and it sends none. But it receives the coordinators'
  * INFOs, which carry a view id other than its own; it answers such an INFO with its own, so the
  * coordinator's consistency check sees its stale view and merges it back. At most once per sender

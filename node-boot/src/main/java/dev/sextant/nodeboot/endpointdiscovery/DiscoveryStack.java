@@ -26,13 +26,13 @@ import java.util.List;
  * join requests from a process without the key are dropped before any protocol reads them.
  *
  * <p>The group port is the only port: failure detection is FD_ALL3's heartbeats over the sealed
- * transport (FD_SOCK2, which listened on port + 100 outside the seal and answered strangers in clear
- * text, is gone). On a loaded machine FD_SOCK2 also suspected live members while nodes joined
- * (connection attempts to a neighbour's port failing), and a 3 s suspicion check let some be excluded;
- * each such split then waited a merge round of 12-24 s (issue 18).
+ * transport, not FD_SOCK2, which listens on port + 100 outside the seal and answers strangers in
+ * clear text. On a loaded machine FD_SOCK2 also suspects live members while nodes join (connection
+ * attempts to a neighbour's port failing), and a short suspicion check then excludes some; each such
+ * split waits a merge round to heal.
  */
 final class DiscoveryStack {
-    /** Builds a stack; a second implementation exists only in the benchmarks (the stack before issue 18). */
+    /** Builds a stack; a second implementation exists only in the benchmarks (their baseline, BaselineStack). */
     interface Factory {
         List<Protocol> build(InetAddress bind, int port, List<InetSocketAddress> seeds, byte[] groupKey,
                              Duration failureTimeout);
@@ -44,7 +44,7 @@ final class DiscoveryStack {
                                 Duration failureTimeout) {
         long timeout = failureTimeout.toMillis();
         // NIO transport: no sender thread per peer, so a dead peer cannot stall the others (TCP's
-        // non-blocking-sends mode does the same with a thread per peer, which was seen spinning a core).
+        // non-blocking-sends mode does the same with a thread per peer, and such a thread can spin a core).
         TCP_NIO2 tcp = new TCP_NIO2();
         tcp.setBindAddress(bind);
         tcp.setBindPort(port);
@@ -67,8 +67,8 @@ final class DiscoveryStack {
         FD_ALL3 heartbeats = new FD_ALL3();
         heartbeats.setTimeout(timeout);
         heartbeats.setInterval(Math.max(500, timeout / 4));
-        // A suspected member gets this long to answer "are you dead?": a quarter timeout (3 s) was
-        // too short for a JVM starting on a busy machine, and excluded live members.
+        // A suspected member gets this long to answer "are you dead?": a quarter timeout is too short
+        // for a JVM starting on a busy machine, and excludes live members.
         VERIFY_SUSPECT2 verify = new VERIFY_SUSPECT2();
         verify.setTimeout(Math.max(1000, timeout / 2));
         NAKACK2 nakack = new NAKACK2();
@@ -76,8 +76,8 @@ final class DiscoveryStack {
         STABLE stable = new STABLE();
         stable.setDesiredAverageGossip(30_000);
         GMS gms = new GMS();
-        // Also how long discovery waits for answers before this node founds a group of its own: 2 s
-        // let a cold JVM on a busy machine miss a running seed and start a second group.
+        // Also how long discovery waits for answers before this node founds a group of its own: a
+        // shorter wait lets a cold JVM on a busy machine miss a running seed and start a second group.
         gms.setJoinTimeout(Math.max(3000, timeout / 2));
         gms.setValue("print_local_addr", false);
         return List.of(tcp, new SealedEncryption(groupKey), new SERIALIZE(), ping, merge, heartbeats,

@@ -20,7 +20,7 @@ import org.slf4j.LoggerFactory;
  * the nonce, and only under {@link Purpose#VERIFY}. A nonce is all a verifier needs here: it
  * proves freshness, and the caller keeps no key of the node's to bind (this is a report, not a
  * channel). Caller-chosen user data under the aTLS qualification let anyone mint the node's aTLS
- * evidence for their own key (the relay of issue 12); the purpose label refuses that relay in
+ * evidence for their own key (a relay); the purpose label refuses that relay in
  * every aTLS verifier, and with no user data there is no key to bind in the first place.
  */
 @Singleton

@@ -45,7 +45,7 @@ class DiscoveryStrangerAttacksTest {
             member.publish(Set.of(new EndpointRecord("api.internal.demo", ADDRESS, 6443)));
             Set<Integer> listening = listeningPorts();
             listening.removeAll(before);
-            // FD_SOCK2 used to listen on port + 100 outside the sealed transport and answer in clear text.
+            // FD_SOCK2 would listen on port + 100 outside the sealed transport and answer in clear text.
             assertEquals(Set.of(port), listening, "ports a stranger can reach");
             for (int p : listening) {
                 assertEquals(0, bytesAnswered(bind, p), "bytes port " + p + " sent to a stranger");

@@ -59,7 +59,7 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** Issue 12, node side: one row per attack on a node, each named with the refusal it gets. */
+/** The node's side of trust: one row per attack on a node, each named with the refusal it gets. */
 @DisplayName("Attacks on a node")
 class NodeAttacksTest {
     @TempDir

@@ -8,7 +8,7 @@ import java.util.Set;
 
 /**
  * Discovery figures for many members per JVM (scripts/bench-discovery.sh, after the netns figures):
- * for each size and each stack (the one before issue 18 as baseline, then the current one), RUNS
+ * for each size and each stack (BaselineStack, then the current one), RUNS
  * runs of: start every member at once, time until every member holds every record; one new record
  * to everywhere; bytes each member's transport sends per second at rest. Arguments: SIZES (e.g.
  * "3,10,32,64"), FAILURE_TIMEOUT_MS (12000), REST_SECONDS (20), RUNS (3), CAP_SECONDS (60, a run

@@ -21,9 +21,9 @@ import java.util.stream.IntStream;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Issue 18's regression: ten node JVMs, each in its own network namespace, launched back to back
- * (on a two-core machine they come up over tens of seconds, seeds first, which split them into
- * subgroups). With the stack before the fix they took 3-5 minutes to converge, or never did.
+ * Ten node JVMs, each in its own network namespace, launched back to back (on a two-core machine
+ * they come up over tens of seconds, seeds first, which split them into subgroups). With
+ * {@link BaselineStack} they take minutes to converge, or never do.
  * Stated times: converged within {@link #CONVERGE} of the last node's start; a 5/5 split heals
  * within {@link #CONVERGE} of the link coming back; a killed node's records are gone within
  * {@link #EXPIRY} (failure timeout, then the suspicion check, then the new view).

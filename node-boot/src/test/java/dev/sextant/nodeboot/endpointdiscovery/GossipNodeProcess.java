@@ -31,7 +31,7 @@ public final class GossipNodeProcess {
                 args[4], Duration.ofMillis(Long.parseLong(args[6])), Duration.ofSeconds(30));
         HostsFile hosts = new HostsFile(Path.of(args[7]));
         byte[] key = HexFormat.of().parseHex(args[5]);
-        // The benchmark's baseline runs the stack before issue 18 (-Dsextant.discovery.stack=baseline).
+        // The benchmark's baseline runs BaselineStack (-Dsextant.discovery.stack=baseline).
         DiscoveryStack.Factory stack = "baseline".equals(System.getProperty("sextant.discovery.stack"))
                 ? BaselineStack::build : DiscoveryStack::build;
         // Every process given the same key shares one test CA, and each certifies itself as a control plane.

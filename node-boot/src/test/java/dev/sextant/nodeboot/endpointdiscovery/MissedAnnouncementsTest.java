@@ -16,9 +16,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Members install a view at different moments; an announcement that reaches a member before it counts
- * the sender as a member is lost to it (seen in CI: three of ten nodes each short of one record 30 s
- * after the last start). Here one member loses every announcement multicast to it, the worst case of
- * that race, and still has to learn every record long before the periodic re-announce.
+ * the sender as a member is lost to it (of ten nodes starting together, several can each be a record
+ * short until the periodic re-announce). Here one member loses every announcement multicast to it,
+ * the worst case of that race, and still has to learn every record long before the re-announce.
  */
 @DisplayName("A member that missed the announcements")
 class MissedAnnouncementsTest {

@@ -25,7 +25,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Attacks on batched quotes (issue 16): one TPM quote serves the handshakes that waited for it, and
+ * Attacks on batched quotes: one TPM quote serves the handshakes that waited for it, and
  * each document carries the path from its handshake's qualification to the quoted root. A path is
  * attacker-controlled bytes; the verifier computes the leaf itself, so no path may make a quote
  * count for a handshake, key or purpose it was not made for.

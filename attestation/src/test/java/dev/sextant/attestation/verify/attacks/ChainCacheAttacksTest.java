@@ -27,7 +27,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Attacks on the verifier's cache of accepted EK/AK certificate chains (issue 16): the cache may
+ * Attacks on the verifier's cache of accepted EK/AK certificate chains: the cache may
  * only save parsing and path building for the exact certificate bytes it has accepted before. In
  * every row the genuine node has been verified first, so its chain is cached.
  */
