@@ -1,6 +1,7 @@
 package dev.sextant.nodeboot.joinclient;
 
 import dev.sextant.nodeboot.retry.Backoff;
+import dev.sextant.atls.ServerVerification;
 import dev.sextant.attestation.issue.Attester;
 import dev.sextant.nodeboot.atls.JoinServiceTrust;
 import dev.sextant.nodeboot.bringup.BringUp;
@@ -37,7 +38,7 @@ final class JoinClientFactory {
     /** Mutual aTLS: the node verifies the join service on join and rejoin (JoinServiceTrust: its own image PCRs, PCR 15 set, AK under the EK CA). */
     @Singleton
     AtlsJoinTransport transport(JoinClientSettings settings, Attester attester, JoinServiceTrust trust) throws SSLException {
-        return new AtlsJoinTransport(attester, trust.verifier(), settings.rpcTimeout());
+        return new AtlsJoinTransport(attester, ServerVerification.by(trust.verifier()), settings.rpcTimeout());
     }
 
     @Singleton

@@ -1,6 +1,7 @@
 package dev.sextant.nodeboot.attacks;
 
 import com.google.protobuf.ByteString;
+import dev.sextant.atls.ServerVerification;
 import dev.sextant.attestation.testkit.SoftwareTpmAttester;
 import dev.sextant.attestation.verify.AkTrust;
 import dev.sextant.attestation.verify.DocumentVerifier;
@@ -93,7 +94,7 @@ class NodeAttacksTest {
         JoinClient[] client = new JoinClient[1];
         client[0] = new JoinClient(new JoinClient.Node("worker-0", false, true, node.disk::freshUuid),
                 new StaticDiscovery(List.of(service.endpoint())),
-                new AtlsJoinTransport(nodeTpm, verifierOf(serviceTpm), Duration.ofSeconds(5)), node.lock, node.bringUp,
+                new AtlsJoinTransport(nodeTpm, ServerVerification.by(verifierOf(serviceTpm)), Duration.ofSeconds(5)), node.lock, node.bringUp,
                 new Backoff(Duration.ofMillis(1), Duration.ofMillis(1), () -> 0.0), d -> {
                     if (rounds.incrementAndGet() >= 2) {
                         client[0].stop();
@@ -173,7 +174,7 @@ class NodeAttacksTest {
             impostor.rejoinKey = TestJoinService.STATE_DISK_KEY;
             AtomicInteger rounds = new AtomicInteger();
             var unlock = new BootUnlock(new DiskUnlocker(rebooted.disk, rebooted.stateFile), new StaticDiscovery(List.of(impostor.endpoint())),
-                    new AtlsJoinTransport(nodeTpm, verifierOf(serviceTpm), Duration.ofSeconds(5)), nodeTpm, new RecoverySettings(0),
+                    new AtlsJoinTransport(nodeTpm, ServerVerification.by(verifierOf(serviceTpm)), Duration.ofSeconds(5)), nodeTpm, new RecoverySettings(0),
                     new Backoff(Duration.ofMillis(10), Duration.ofMillis(10), () -> 1.0), d -> {
                         rounds.incrementAndGet();
                         Thread.sleep(d.toMillis());

@@ -2,6 +2,8 @@ package dev.sextant.nodeboot.unlock;
 
 import com.google.protobuf.ByteString;
 import dev.sextant.atls.AtlsContexts;
+import dev.sextant.atls.OwnAttestation;
+import dev.sextant.atls.ServerVerification;
 import dev.sextant.attestation.testkit.FreePorts;
 import dev.sextant.attestation.testkit.SoftwareTpmAttester;
 import dev.sextant.attestation.verify.AkTrust;
@@ -98,7 +100,7 @@ class UnlockAtBootTest {
 
     private BootUnlock unlock(List<dev.sextant.nodeboot.joinservices.Endpoint> services, int recoveryPort) throws Exception {
         return new BootUnlock(new DiskUnlocker(node.disk, node.stateFile), new StaticDiscovery(services),
-                new AtlsJoinTransport(nodeTpm, verifierOf(serviceTpm), Duration.ofSeconds(5)), nodeTpm,
+                new AtlsJoinTransport(nodeTpm, ServerVerification.by(verifierOf(serviceTpm)), Duration.ofSeconds(5)), nodeTpm,
                 new RecoverySettings(recoveryPort), new Backoff(Duration.ofMillis(20), Duration.ofMillis(100), () -> 1.0),
                 d -> {
                     rounds.incrementAndGet();
@@ -202,7 +204,7 @@ class UnlockAtBootTest {
         int port = FreePorts.loopback();
         var waiting = awaitInBackground(unlock(List.of(), port), true);
         ManagedChannel channel = NettyChannelBuilder.forAddress("127.0.0.1", port)
-                .sslContext(AtlsContexts.client(null, verifierOf(nodeTpm))).build();
+                .sslContext(AtlsContexts.client(OwnAttestation.none(), ServerVerification.by(verifierOf(nodeTpm)))).build();
         try {
             var stub = RecoveryServiceGrpc.newBlockingStub(channel).withDeadlineAfter(20, TimeUnit.SECONDS);
             RecoveryStatusResponse status = awaitStatus(channel);
