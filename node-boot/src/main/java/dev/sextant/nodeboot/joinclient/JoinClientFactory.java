@@ -44,8 +44,7 @@ final class JoinClientFactory {
     @Singleton
     JoinClient joinClient(JoinClientSettings settings, NodeIdentity identity, @Named("join-services") ControlPlaneDiscovery services,
                           AtlsJoinTransport transport, NodeLock lock, BringUp bringUp, StateDisk disk, KubernetesDriver kubernetes) {
-        // The join service derives the disk key from the UUID, so a blank disk is formatted before the first request.
-        return new JoinClient(new JoinClient.Node(identity.name(), settings.controlPlane(), kubernetes.installed(), disk::freshUuid),
+        return new JoinClient(new JoinClient.Node(identity.name(), settings.controlPlane(), kubernetes.installed(), disk::prepareFresh),
                 services, transport, lock, bringUp, Backoff.standard(), duration -> Thread.sleep(duration.toMillis()));
     }
 }

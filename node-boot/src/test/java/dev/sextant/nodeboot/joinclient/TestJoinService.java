@@ -116,10 +116,7 @@ public final class TestJoinService extends JoinServiceGrpc.JoinServiceImplBase i
                     + " is not bound to this AK").asRuntimeException());
             return;
         }
-        response.onNext(IssueRejoinTicketResponse.newBuilder().setStateDiskKey(ByteString.copyFrom(key))
-                .setMeasurementSecret(ByteString.copyFrom(MEASUREMENT_SECRET))
-                .setMeasurementSalt(ByteString.copyFrom(MEASUREMENT_SALT))
-                .setDiscoveryKey(ByteString.copyFrom(DISCOVERY_KEY)).build());
+        response.onNext(IssueRejoinTicketResponse.newBuilder().setStateDiskKey(ByteString.copyFrom(key)).build());
         response.onCompleted();
     }
 
