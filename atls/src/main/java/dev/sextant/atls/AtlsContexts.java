@@ -15,17 +15,25 @@ import io.netty.handler.ssl.SslContextBuilder;
 import io.netty.handler.ssl.SslProvider;
 
 import javax.net.ssl.SSLException;
+import javax.net.ssl.X509ExtendedTrustManager;
 import java.security.SecureRandom;
 import java.time.Clock;
 
 /**
  * SslContexts for {@code NettyServerBuilder.sslContext} and {@code NettyChannelBuilder.sslContext}.
- * Modes: server-attested (server attester + client verifier), client-attested (client attester +
- * server verifier; the server then requires a client certificate) and mutual (both). A side
- * without an attester still presents a fresh self-signed certificate; a side without a verifier
- * accepts any peer. BoringSSL (OPENSSL provider) on both ends, TLS 1.3 only, no resumption. The
- * aTLS layer's own signatures (the minted key and certificate, the peer's self-signature) come from
- * {@link BouncyCastleEcdsa} unless an {@link Ecdsa} is given.
+ * Each side says what it presents ({@link OwnAttestation}) and what it asks of its peer
+ * ({@link ClientVerification} on a server, {@link ServerVerification} on a client), so a call site
+ * reads as the mode it builds:
+ * <pre>{@code
+ * AtlsContexts.server(OwnAttestation.by(tpm), ClientVerification.anonymous())       // server-attested
+ * AtlsContexts.client(OwnAttestation.none(), ServerVerification.by(verifier))
+ * AtlsContexts.server(OwnAttestation.by(tpm), ClientVerification.by(verifier))     // mutual
+ * AtlsContexts.client(OwnAttestation.by(tpm), ServerVerification.by(verifier))
+ * }</pre>
+ * A side that does not attest still presents a fresh self-signed certificate. BoringSSL (OPENSSL
+ * provider) on both ends, TLS 1.3 only, no resumption. The aTLS layer's own signatures (the minted
+ * key and certificate, the peer's self-signature) come from {@link BouncyCastleEcdsa} unless an
+ * {@link Ecdsa} is given.
  */
 public final class AtlsContexts {
     private static final Variant VARIANT = Variant.QEMU_VTPM;
@@ -33,44 +41,51 @@ public final class AtlsContexts {
     private AtlsContexts() {}
 
     /**
-     * @param attesterOrNull attests each minted certificate to the client's ClientHello.random; null:
-     *                       a bare fresh self-signed certificate
-     * @param verifierOrNull verifies clients (then a client certificate is required); null: no client auth
+     * @param own     what the minted certificate carries: a document over the client's ClientHello.random,
+     *                or nothing
+     * @param clients whether clients must present a certificate whose attestation passes a verifier
      */
-    public static SslContext server(Attester attesterOrNull, AttestationVerifier verifierOrNull) throws SSLException {
-        return server(attesterOrNull, verifierOrNull, new BouncyCastleEcdsa(new SecureRandom()));
+    public static SslContext server(OwnAttestation own, ClientVerification clients) throws SSLException {
+        return server(own, clients, new BouncyCastleEcdsa(new SecureRandom()));
     }
 
-    /** {@link #server(Attester, AttestationVerifier)} with the aTLS layer's signatures from {@code ecdsa}. */
-    public static SslContext server(Attester attesterOrNull, AttestationVerifier verifierOrNull, Ecdsa ecdsa)
-            throws SSLException {
-        SslContextBuilder builder = SslContextBuilder
-                .forServer(new AttestingKeyManager(CertificateMinter.create(ecdsa), attesterOrNull, VARIANT))
-                .trustManager(trustManager(verifierOrNull, ecdsa))
-                .clientAuth(verifierOrNull == null ? ClientAuth.NONE : ClientAuth.REQUIRE);
+    /** {@link #server(OwnAttestation, ClientVerification)} with the aTLS layer's signatures from {@code ecdsa}. */
+    public static SslContext server(OwnAttestation own, ClientVerification clients, Ecdsa ecdsa) throws SSLException {
+        SslContextBuilder builder = SslContextBuilder.forServer(keyManager(own, ecdsa));
+        if (clients instanceof ClientVerification.Required required) {
+            builder.trustManager(verifying(required.verifier(), ecdsa)).clientAuth(ClientAuth.REQUIRE);
+        } else {
+            builder.clientAuth(ClientAuth.NONE);
+        }
         return build(builder);
     }
 
     /**
-     * @param attesterOrNull attests the client certificate, if the server asks for one, to ServerHello.random
-     * @param verifierOrNull verifies the server; null: any server is accepted (client-attested mode)
+     * @param own    what the client certificate carries, if the server asks for one: a document over
+     *               ServerHello.random, or nothing
+     * @param server what the server's attestation must pass, or (insecure) nothing at all
      */
-    public static SslContext client(Attester attesterOrNull, AttestationVerifier verifierOrNull) throws SSLException {
-        return client(attesterOrNull, verifierOrNull, new BouncyCastleEcdsa(new SecureRandom()));
+    public static SslContext client(OwnAttestation own, ServerVerification server) throws SSLException {
+        return client(own, server, new BouncyCastleEcdsa(new SecureRandom()));
     }
 
-    /** {@link #client(Attester, AttestationVerifier)} with the aTLS layer's signatures from {@code ecdsa}. */
-    public static SslContext client(Attester attesterOrNull, AttestationVerifier verifierOrNull, Ecdsa ecdsa)
-            throws SSLException {
+    /** {@link #client(OwnAttestation, ServerVerification)} with the aTLS layer's signatures from {@code ecdsa}. */
+    public static SslContext client(OwnAttestation own, ServerVerification server, Ecdsa ecdsa) throws SSLException {
+        X509ExtendedTrustManager trust = server instanceof ServerVerification.Verified verified
+                ? verifying(verified.verifier(), ecdsa) : new AnyServerTrustManager();
         SslContextBuilder builder = SslContextBuilder.forClient()
-                .keyManager(new AttestingKeyManager(CertificateMinter.create(ecdsa), attesterOrNull, VARIANT))
-                .trustManager(trustManager(verifierOrNull, ecdsa))
+                .keyManager(keyManager(own, ecdsa))
+                .trustManager(trust)
                 // The peer's identity is its attested AK, not a host name: self-signed aTLS certs carry none.
                 .endpointIdentificationAlgorithm(null);
         return build(builder);
     }
 
-    private static VerifyingTrustManager trustManager(AttestationVerifier verifier, Ecdsa ecdsa) {
+    private static AttestingKeyManager keyManager(OwnAttestation own, Ecdsa ecdsa) {
+        return new AttestingKeyManager(CertificateMinter.create(ecdsa), own, VARIANT);
+    }
+
+    private static VerifyingTrustManager verifying(AttestationVerifier verifier, Ecdsa ecdsa) {
         return new VerifyingTrustManager(verifier, VARIANT, Clock.systemUTC(), ecdsa);
     }
 

@@ -3,7 +3,6 @@ package dev.sextant.atls;
 import dev.sextant.attestation.Purpose;
 import dev.sextant.attestation.Variant;
 import dev.sextant.attestation.issue.AttestationException;
-import dev.sextant.attestation.issue.Attester;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -17,15 +16,17 @@ import java.security.PrivateKey;
 import java.security.cert.X509Certificate;
 import java.util.Arrays;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * Presents a freshly minted certificate in every handshake. With an attester, the certificate
- * carries a document for this side's aTLS purpose over the nonce the PEER chose (server:
- * ClientHello.random, client: ServerHello.random) and SHA-256 of the minted SPKI. Without one, it is a bare self-signed
- * certificate. Extends X509ExtendedKeyManager because only the engine overloads see the engine.
+ * Presents a freshly minted certificate in every handshake. When this side attests
+ * ({@link OwnAttestation.Attests}), the certificate carries a document for this side's aTLS purpose
+ * over the nonce the PEER chose (server: ClientHello.random, client: ServerHello.random) and
+ * SHA-256 of the minted SPKI; otherwise it is a bare self-signed certificate. Extends
+ * X509ExtendedKeyManager because only the engine overloads see the engine.
  */
 final class AttestingKeyManager extends X509ExtendedKeyManager {
     private static final Logger LOG = LoggerFactory.getLogger(AttestingKeyManager.class);
@@ -34,15 +35,15 @@ final class AttestingKeyManager extends X509ExtendedKeyManager {
     private static final int MAX_PENDING = 1024;
 
     private final CertificateMinter minter;
-    private final Attester attester; // null: no evidence, just a fresh self-signed certificate
+    private final OwnAttestation own;
     private final Variant variant;
     // getCertificateChain/getPrivateKey have no engine argument, hence one unique alias per handshake.
     private final Map<String, MintedCredential> pending = new ConcurrentHashMap<>();
     private final AtomicLong counter = new AtomicLong();
 
-    AttestingKeyManager(CertificateMinter minter, Attester attester, Variant variant) {
+    AttestingKeyManager(CertificateMinter minter, OwnAttestation own, Variant variant) {
         this.minter = minter;
-        this.attester = attester;
+        this.own = Objects.requireNonNull(own, "own");
         this.variant = variant;
     }
 
@@ -69,9 +70,9 @@ final class AttestingKeyManager extends X509ExtendedKeyManager {
         try {
             KeyPair keys = minter.newKeyPair();
             byte[] document = null;
-            if (attester != null) {
+            if (own instanceof OwnAttestation.Attests attests) {
                 byte[] spkiHash = Digests.sha256(keys.getPublic().getEncoded());
-                document = attester.attest(purpose, peerNonce.get(), spkiHash).toByteArray();
+                document = attests.attester().attest(purpose, peerNonce.get(), spkiHash).toByteArray();
             }
             String alias = "atls-" + role + "-" + counter.incrementAndGet();
             pending.put(alias, minter.certify(keys, variant, document));

@@ -17,24 +17,26 @@ import java.net.Socket;
 import java.security.cert.CertificateException;
 import java.security.cert.X509Certificate;
 import java.time.Clock;
+import java.util.Objects;
 import java.util.Optional;
 
 /**
  * Verifies the peer's evidence inside the handshake, against the nonce THIS side chose (server:
  * ServerHello.random, client: ClientHello.random), so a bad peer fails the handshake. On success
  * the {@link AttestedState} is stored in the handshake session for {@link PeerAttestation}.
- * Without a verifier every peer is accepted (the unverified side of a one-way attested mode).
+ * There is always a verifier: a client that accepts any server uses {@link AnyServerTrustManager},
+ * and a server that verifies no client asks for no certificate.
  */
 final class VerifyingTrustManager extends X509ExtendedTrustManager implements ResumableX509ExtendedTrustManager {
     private static final Logger LOG = LoggerFactory.getLogger(VerifyingTrustManager.class);
 
-    private final AttestationVerifier verifier; // null: accept any peer certificate
+    private final AttestationVerifier verifier;
     private final Variant variant;
     private final Clock clock;
     private final Ecdsa ecdsa; // the certificate's self-signature
 
     VerifyingTrustManager(AttestationVerifier verifier, Variant variant, Clock clock, Ecdsa ecdsa) {
-        this.verifier = verifier;
+        this.verifier = Objects.requireNonNull(verifier, "verifier");
         this.variant = variant;
         this.clock = clock;
         this.ecdsa = ecdsa;
@@ -56,9 +58,6 @@ final class VerifyingTrustManager extends X509ExtendedTrustManager implements Re
     private void check(X509Certificate[] chain, SSLEngine engine, Optional<byte[]> ownNonce, Purpose purpose)
             throws CertificateException {
         String peer = purpose == Purpose.ATLS_SERVER ? "server" : "client";
-        if (verifier == null) {
-            return;
-        }
         if (ownNonce.isEmpty()) {
             LOG.warn("aTLS: rejected {}: no TLS random on this engine (needs the OPENSSL provider)", peer);
             throw new CertificateException("aTLS needs the OPENSSL provider: no TLS random");
@@ -99,11 +98,9 @@ final class VerifyingTrustManager extends X509ExtendedTrustManager implements Re
         refuseResumption();
     }
 
-    private void refuseResumption() throws CertificateException {
-        if (verifier != null) {
-            LOG.warn("aTLS: rejected a resumed session (its evidence is not fresh)");
-            throw new CertificateException("aTLS: session resumption is not allowed");
-        }
+    private static void refuseResumption() throws CertificateException {
+        LOG.warn("aTLS: rejected a resumed session (its evidence is not fresh)");
+        throw new CertificateException("aTLS: session resumption is not allowed");
     }
 
     /** Engine-less callers have no TLS random to verify against: refuse. */

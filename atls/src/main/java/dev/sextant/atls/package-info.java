@@ -18,7 +18,9 @@
  * where a JVM verifies handshakes for a living (the join service).
  *
  * <p>Entry points: {@link dev.sextant.atls.AtlsContexts} (SslContexts for NettyServerBuilder and
- * NettyChannelBuilder), {@link dev.sextant.atls.AtlsServers} (a server context with flood limits),
+ * NettyChannelBuilder, in the mode {@link dev.sextant.atls.OwnAttestation},
+ * {@link dev.sextant.atls.ClientVerification} and {@link dev.sextant.atls.ServerVerification} name),
+ * {@link dev.sextant.atls.AtlsServers} (a server context with flood limits),
  * {@link dev.sextant.atls.AtlsServerInterceptor} and
  * {@link dev.sextant.atls.PeerAttestation} (the verified state inside a service method).
  */

@@ -117,12 +117,14 @@ public final class AtlsBench {
         variants.add(new Variant(oneWay, null, plainOneWay.server, plainOneWay.client, () -> 0, () -> 0, () -> {}));
         SoftwareEvidence server = new SoftwareEvidence("bench-server");
         variants.add(new Variant("aTLS one-way: server mints + software TPM attests, client verifies", oneWay,
-                AtlsContexts.server(server.attester, null), AtlsContexts.client(null, server.verifier),
+                AtlsContexts.server(OwnAttestation.by(server.attester), ClientVerification.anonymous()),
+                AtlsContexts.client(OwnAttestation.none(), ServerVerification.by(server.verifier)),
                 () -> server.attester.calls.get(), server.node::quotes, () -> {}));
         if (Swtpm.onPath("swtpm") && Swtpm.onPath("swtpm_setup")) {
             SwtpmEvidence tpm = new SwtpmEvidence();
             variants.add(new Variant("aTLS one-way: server mints + swtpm quotes, client verifies", oneWay,
-                    AtlsContexts.server(tpm.attester, null), AtlsContexts.client(null, tpm.verifier),
+                    AtlsContexts.server(OwnAttestation.by(tpm.attester), ClientVerification.anonymous()),
+                    AtlsContexts.client(OwnAttestation.none(), ServerVerification.by(tpm.verifier)),
                     () -> tpm.attester.calls.get(), tpm.tpmAttester::quotes, tpm));
         } else {
             System.out.println("SKIPPED swtpm variant: swtpm/swtpm_setup not on PATH (scripts/setup.sh)");
@@ -131,7 +133,8 @@ public final class AtlsBench {
         variants.add(new Variant(mutual, null, plainMutual.server, plainMutual.client, () -> 0, () -> 0, () -> {}));
         SoftwareEvidence client = new SoftwareEvidence("bench-client");
         variants.add(new Variant("aTLS mutual: both mint + software TPM attests, both verify", mutual,
-                AtlsContexts.server(server.attester, client.verifier), AtlsContexts.client(client.attester, server.verifier),
+                AtlsContexts.server(OwnAttestation.by(server.attester), ClientVerification.by(client.verifier)),
+                AtlsContexts.client(OwnAttestation.by(client.attester), ServerVerification.by(server.verifier)),
                 () -> server.attester.calls.get() + client.attester.calls.get(),
                 () -> server.node.quotes() + client.node.quotes(), () -> {}));
         // The join service's ECDSA (NativeEcdsa); the software TPM's own quote signatures stay in Java.
@@ -139,13 +142,16 @@ public final class AtlsBench {
         SoftwareEvidence nativeServer = new SoftwareEvidence(server.node, nativeEcdsa);
         SoftwareEvidence nativeClient = new SoftwareEvidence(client.node, nativeEcdsa);
         variants.add(new Variant("aTLS mutual as the join service: server native ECDSA, client (node) BouncyCastle", mutual,
-                AtlsContexts.server(nativeServer.attester, nativeClient.verifier, nativeEcdsa),
-                AtlsContexts.client(client.attester, server.verifier),
+                AtlsContexts.server(OwnAttestation.by(nativeServer.attester), ClientVerification.by(nativeClient.verifier),
+                        nativeEcdsa),
+                AtlsContexts.client(OwnAttestation.by(client.attester), ServerVerification.by(server.verifier)),
                 () -> nativeServer.attester.calls.get() + client.attester.calls.get(),
                 () -> server.node.quotes() + client.node.quotes(), () -> {}));
         variants.add(new Variant("aTLS mutual: both sides native ECDSA, software TPM attests", mutual,
-                AtlsContexts.server(nativeServer.attester, nativeClient.verifier, nativeEcdsa),
-                AtlsContexts.client(nativeClient.attester, nativeServer.verifier, nativeEcdsa),
+                AtlsContexts.server(OwnAttestation.by(nativeServer.attester), ClientVerification.by(nativeClient.verifier),
+                        nativeEcdsa),
+                AtlsContexts.client(OwnAttestation.by(nativeClient.attester), ServerVerification.by(nativeServer.verifier),
+                        nativeEcdsa),
                 () -> nativeServer.attester.calls.get() + nativeClient.attester.calls.get(),
                 () -> server.node.quotes() + client.node.quotes(), () -> {}));
         if (Swtpm.onPath("swtpm") && Swtpm.onPath("swtpm_setup")) {
@@ -161,8 +167,9 @@ public final class AtlsBench {
     private static Variant swtpmMutual(String name, String baseline, int maxBatch) throws Exception {
         SwtpmEvidence server = new SwtpmEvidence(maxBatch);
         SwtpmEvidence client = new SwtpmEvidence(maxBatch);
-        return new Variant(name, baseline, AtlsContexts.server(server.attester, client.verifier),
-                AtlsContexts.client(client.attester, server.verifier),
+        return new Variant(name, baseline,
+                AtlsContexts.server(OwnAttestation.by(server.attester), ClientVerification.by(client.verifier)),
+                AtlsContexts.client(OwnAttestation.by(client.attester), ServerVerification.by(server.verifier)),
                 () -> server.attester.calls.get() + client.attester.calls.get(),
                 () -> server.tpmAttester.quotes() + client.tpmAttester.quotes(), () -> {
                     server.close();

@@ -1,5 +1,9 @@
 package dev.sextant.atls;
 
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import dev.sextant.attestation.testkit.Mutation;
 import dev.sextant.attestation.testkit.SoftwareTpmAttester;
 import dev.sextant.attestation.verify.AttestedState;
@@ -12,6 +16,7 @@ import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
+import org.slf4j.LoggerFactory;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -19,7 +24,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 
 @DisplayName("aTLS over gRPC/Netty/BoringSSL with software-TPM evidence and the real DocumentVerifier")
 class AtlsHandshakeTest {
-    /** Who attests. The other side verifies; a side that does not verify accepts any peer. */
+    /** Who attests. The other side verifies; a client that does not verify accepts any server, insecurely. */
     enum Mode {
         SERVER_ATTESTED(true, false), CLIENT_ATTESTED(false, true), MUTUAL(true, true);
 
@@ -32,11 +37,13 @@ class AtlsHandshakeTest {
         }
 
         SslContext server(SoftwareEvidence server, SoftwareEvidence client) throws Exception {
-            return AtlsContexts.server(serverAttests ? server.attester : null, clientAttests ? client.verifier : null);
+            return AtlsContexts.server(serverAttests ? OwnAttestation.by(server.attester) : OwnAttestation.none(),
+                    clientAttests ? ClientVerification.by(client.verifier) : ClientVerification.anonymous());
         }
 
         SslContext client(SoftwareEvidence server, SoftwareEvidence client) throws Exception {
-            return AtlsContexts.client(clientAttests ? client.attester : null, serverAttests ? server.verifier : null);
+            return AtlsContexts.client(clientAttests ? OwnAttestation.by(client.attester) : OwnAttestation.none(),
+                    serverAttests ? ServerVerification.by(server.verifier) : ServerVerification.insecureAcceptAnyServer());
         }
     }
 
@@ -111,21 +118,42 @@ class AtlsHandshakeTest {
     @Test
     @DisplayName("a client without an attester is refused by a server that verifies clients")
     void unattestedClientIsRefused() throws Exception {
-        try (GrpcPair pair = new GrpcPair(AtlsContexts.server(null, goodClient.verifier), true)) {
-            assertRefusedInHandshake(pair, AtlsContexts.client(null, null));
+        SslContext verifiesClients = AtlsContexts.server(OwnAttestation.none(), ClientVerification.by(goodClient.verifier));
+        try (GrpcPair pair = new GrpcPair(verifiesClients, true)) {
+            SslContext unattested = AtlsContexts.client(OwnAttestation.none(), ServerVerification.insecureAcceptAnyServer());
+            assertRefusedInHandshake(pair, unattested);
         }
     }
 
     @Test
     @DisplayName("an interceptor that requires attestation refuses calls on an unattested connection")
     void interceptorRefusesUnattestedCalls() throws Exception {
-        try (GrpcPair pair = new GrpcPair(AtlsContexts.server(null, null), true)) {
-            StatusRuntimeException e = assertThrows(StatusRuntimeException.class,
-                    () -> pair.callOnNewChannel(AtlsContexts.client(null, null)));
+        try (GrpcPair pair = new GrpcPair(AtlsContexts.server(OwnAttestation.none(), ClientVerification.anonymous()), true)) {
+            SslContext unattested = AtlsContexts.client(OwnAttestation.none(), ServerVerification.insecureAcceptAnyServer());
+            StatusRuntimeException e = assertThrows(StatusRuntimeException.class, () -> pair.callOnNewChannel(unattested));
 
             assertEquals(Status.Code.UNAUTHENTICATED, e.getStatus().getCode());
             assertEquals(0, pair.service.invocations.get());
         }
+    }
+
+    @Test
+    @DisplayName("a client that accepts any server says so with an INSECURE warning at every handshake; one that verifies, never")
+    void acceptingAnyServerWarnsEveryHandshake() throws Exception {
+        ListAppender<ILoggingEvent> logs = new ListAppender<>();
+        logs.start();
+        Logger logger = (Logger) LoggerFactory.getLogger(AnyServerTrustManager.class);
+        logger.addAppender(logs);
+        try (GrpcPair pair = new GrpcPair(Mode.MUTUAL.server(goodServer, goodClient), true)) {
+            SslContext acceptsAnyServer = Mode.CLIENT_ATTESTED.client(goodServer, goodClient);
+            pair.callOnNewChannel(acceptsAnyServer);
+            pair.callOnNewChannel(acceptsAnyServer);
+            pair.callOnNewChannel(Mode.MUTUAL.client(goodServer, goodClient));
+        } finally {
+            logger.detachAppender(logs);
+        }
+        assertEquals(2, logs.list.stream().filter(e -> e.getLevel() == Level.WARN
+                && e.getFormattedMessage().startsWith("INSECURE: aTLS accepted a server without verifying")).count());
     }
 
     @Test

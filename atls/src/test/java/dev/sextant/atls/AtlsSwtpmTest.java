@@ -4,6 +4,7 @@ import dev.sextant.attestation.verify.AttestedState;
 import dev.sextant.tpmmanufacturer.testkit.Swtpm;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
+import io.netty.handler.ssl.SslContext;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
@@ -43,8 +44,10 @@ class AtlsSwtpmTest {
     @DisplayName("mutual: the swtpm server's quote and the client's evidence are both verified, and both AK names reach the applications")
     void swtpmServerMutual() throws Exception {
         SoftwareEvidence client = new SoftwareEvidence("client");
-        try (GrpcPair pair = new GrpcPair(AtlsContexts.server(swtpm.attester, client.verifier), true)) {
-            GrpcPair.Reply reply = pair.call(AtlsContexts.client(client.attester, swtpm.verifier));
+        SslContext mutualServer = AtlsContexts.server(OwnAttestation.by(swtpm.attester), ClientVerification.by(client.verifier));
+        try (GrpcPair pair = new GrpcPair(mutualServer, true)) {
+            GrpcPair.Reply reply = pair.call(
+                    AtlsContexts.client(OwnAttestation.by(client.attester), ServerVerification.by(swtpm.verifier)));
 
             assertArrayEquals(client.node.akName(), reply.clientAkSeenByService());
             assertArrayEquals(swtpm.akName(), reply.serverStateSeenByClient().map(AttestedState::akName).orElseThrow());
@@ -68,13 +71,15 @@ class AtlsSwtpmTest {
                 throw new IllegalStateException(e);
             }
         });
-        try (GrpcPair pair = new GrpcPair(AtlsContexts.server(swtpm.attester, null), false, HandshakeLimits.defaults())) {
+        SslContext serverAttested = AtlsContexts.server(OwnAttestation.by(swtpm.attester), ClientVerification.anonymous());
+        try (GrpcPair pair = new GrpcPair(serverAttested, false, HandshakeLimits.defaults())) {
             long quotesBefore = swtpm.tpmAttester.quotes();
             busy.start();
             held.await();
             List<Future<GrpcPair.Reply>> calls = new ArrayList<>();
             for (int i = 0; i < clients; i++) {
-                calls.add(callers.submit(() -> pair.call(AtlsContexts.client(null, swtpm.verifier))));
+                calls.add(callers.submit(
+                        () -> pair.call(AtlsContexts.client(OwnAttestation.none(), ServerVerification.by(swtpm.verifier)))));
             }
             awaitHandshakesWaitingForTheTpm(clients);
             release.countDown();
@@ -113,9 +118,10 @@ class AtlsSwtpmTest {
     @DisplayName("a client that trusts another EK CA refuses the swtpm server in the handshake")
     void untrustedEkCa() throws Exception {
         SoftwareEvidence other = new SoftwareEvidence("other-ca");
-        try (GrpcPair pair = new GrpcPair(AtlsContexts.server(swtpm.attester, null), false)) {
+        SslContext serverAttested = AtlsContexts.server(OwnAttestation.by(swtpm.attester), ClientVerification.anonymous());
+        try (GrpcPair pair = new GrpcPair(serverAttested, false)) {
             StatusRuntimeException e = assertThrows(StatusRuntimeException.class,
-                    () -> pair.call(AtlsContexts.client(null, other.verifier)));
+                    () -> pair.call(AtlsContexts.client(OwnAttestation.none(), ServerVerification.by(other.verifier))));
 
             assertEquals(Status.Code.UNAVAILABLE, e.getStatus().getCode());
             assertEquals(0, pair.service.invocations.get());

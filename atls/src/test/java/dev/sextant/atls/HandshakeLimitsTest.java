@@ -37,7 +37,7 @@ class HandshakeLimitsTest {
     @BeforeAll
     static void start() throws Exception {
         server = AtlsServers.secure(NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0)),
-                        AtlsContexts.server(TPM, null), LIMITS)
+                        AtlsContexts.server(OwnAttestation.by(TPM), ClientVerification.anonymous()), LIMITS)
                 .addService(new EchoKeyService()).build().start();
     }
 
@@ -55,7 +55,7 @@ class HandshakeLimitsTest {
     /** One gRPC call on a new connection that verifies the server's quote; throws if refused. */
     private static void legitimateCall() throws Exception {
         ManagedChannel channel = NettyChannelBuilder.forAddress("127.0.0.1", server.getPort())
-                .sslContext(AtlsContexts.client(null, NODE.verifier)).build();
+                .sslContext(AtlsContexts.client(OwnAttestation.none(), ServerVerification.by(NODE.verifier))).build();
         try {
             KeyServiceGrpc.newBlockingStub(channel).withDeadlineAfter(20, TimeUnit.SECONDS)
                     .getDataKey(GetDataKeyRequest.newBuilder().setDataKeyId("legit").setLength(32).build());
@@ -89,7 +89,8 @@ class HandshakeLimitsTest {
     void excessWorkIsShed() throws Exception {
         SlowTpm tpm = new SlowTpm(NODE.attester);
         Server small = AtlsServers.secure(NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0)),
-                AtlsContexts.server(tpm, null), new HandshakeLimits(FLOOD, 1, 1)).build().start();
+                AtlsContexts.server(OwnAttestation.by(tpm), ClientVerification.anonymous()), new HandshakeLimits(FLOOD, 1, 1))
+                .build().start();
         try (HandshakeFlood flood = new HandshakeFlood(InetAddress.getByName("127.0.0.3"), small.getPort(), FLOOD)) {
             List<HandshakeFlood.Outcome> outcomes = flood.outcomes();
             assertTrue(outcomes.stream().anyMatch(o -> !o.completed()), "no handshake was shed");

@@ -48,7 +48,8 @@ class ManagerGuardsTest {
 
         assertThrows(CertificateException.class, () -> trustManager.checkServerTrusted(chain, "EC", jdk));
         assertEquals(0, verifications.get());
-        assertNull(new AttestingKeyManager(minter, null, Variant.QEMU_VTPM).chooseEngineServerAlias("EC", null, jdk));
+        AttestingKeyManager keyManager = new AttestingKeyManager(minter, OwnAttestation.none(), Variant.QEMU_VTPM);
+        assertNull(keyManager.chooseEngineServerAlias("EC", null, jdk));
     }
 
     @Test

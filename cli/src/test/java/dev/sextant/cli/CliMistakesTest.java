@@ -1,6 +1,8 @@
 package dev.sextant.cli;
 
 import dev.sextant.atls.AtlsContexts;
+import dev.sextant.atls.ClientVerification;
+import dev.sextant.atls.OwnAttestation;
 import dev.sextant.attestation.Variant;
 import dev.sextant.attestation.policy.ExpectedValue;
 import dev.sextant.attestation.policy.Measurements;
@@ -140,7 +142,7 @@ class CliMistakesTest {
         writePem("pub.pem", KeyPairGenerator.getInstance("Ed25519").generateKeyPair().getPublic());
 
         node = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0))
-                .sslContext(AtlsContexts.server(attester, null))
+                .sslContext(AtlsContexts.server(OwnAttestation.by(attester), ClientVerification.anonymous()))
                 .addService(new VerifyServiceGrpc.VerifyServiceImplBase() {
                     @Override
                     public void getAttestation(GetAttestationRequest request, StreamObserver<GetAttestationResponse> response) {

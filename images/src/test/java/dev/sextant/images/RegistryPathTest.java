@@ -6,7 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.sextant.atls.AtlsContexts;
-import dev.sextant.attestation.issue.Attester;
+import dev.sextant.atls.OwnAttestation;
+import dev.sextant.atls.ServerVerification;
 import dev.sextant.attestation.testkit.FreePorts;
 import dev.sextant.attestation.testkit.SoftwareTpmAttester;
 import dev.sextant.attestation.testkit.TestPki;
@@ -152,10 +153,10 @@ class RegistryPathTest {
         long served = System.nanoTime() - t0;
         assertTrue(health.contains("UP"), health);
 
-        StatusRuntimeException unattested = assertThrows(StatusRuntimeException.class, () -> join(grpc, null));
+        StatusRuntimeException unattested = assertThrows(StatusRuntimeException.class, () -> join(grpc, OwnAttestation.none()));
         assertEquals(Status.Code.UNAVAILABLE, unattested.getStatus().getCode(), String.valueOf(unattested.getStatus()));
         // An attested node passes the handshake and reaches the method, which checks the (empty) request.
-        StatusRuntimeException invalid = assertThrows(StatusRuntimeException.class, () -> join(grpc, node));
+        StatusRuntimeException invalid = assertThrows(StatusRuntimeException.class, () -> join(grpc, OwnAttestation.by(node)));
         assertEquals(Status.Code.INVALID_ARGUMENT, invalid.getStatus().getCode(), String.valueOf(invalid.getStatus()));
         // That handshake was signed and verified in native code: the provider loaded in the image (as user
         // 10001, its library written to the container's /tmp), not the BouncyCastle fallback.
@@ -165,9 +166,9 @@ class RegistryPathTest {
                 served / 1e9);
     }
 
-    private static Object join(int port, Attester attester) throws Exception {
+    private static Object join(int port, OwnAttestation node) throws Exception {
         ManagedChannel channel = NettyChannelBuilder.forAddress("127.0.0.1", port)
-                .sslContext(AtlsContexts.client(attester, null)).build();
+                .sslContext(AtlsContexts.client(node, ServerVerification.insecureAcceptAnyServer())).build();
         try {
             return JoinServiceGrpc.newBlockingStub(channel).withDeadlineAfter(20, TimeUnit.SECONDS)
                     .issueJoinTicket(IssueJoinTicketRequest.getDefaultInstance());

@@ -6,8 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import dev.sextant.attestation.ecdsa.Ecdsa;
-import dev.sextant.attestation.issue.Attester;
 import dev.sextant.atls.AtlsContexts;
+import dev.sextant.atls.OwnAttestation;
+import dev.sextant.atls.ServerVerification;
 import dev.sextant.ecdsanative.NativeEcdsa;
 import dev.sextant.joinapi.binding.BindingStore;
 import dev.sextant.joinapi.binding.KubernetesBindingStore;
@@ -22,6 +23,7 @@ import io.micronaut.test.extensions.junit5.annotation.MicronautTest;
 import io.micronaut.test.support.TestPropertyProvider;
 import jakarta.inject.Inject;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
@@ -58,10 +60,10 @@ class AtlsJoinTest implements TestPropertyProvider {
         cluster.close();
     }
 
-    private <T> T call(Attester attester, java.util.function.Function<JoinServiceGrpc.JoinServiceBlockingStub, T> body)
+    private <T> T call(OwnAttestation node, java.util.function.Function<JoinServiceGrpc.JoinServiceBlockingStub, T> body)
             throws Exception {
         ManagedChannel channel = NettyChannelBuilder.forAddress("127.0.0.1", server.getPort())
-                .sslContext(AtlsContexts.client(attester, null)).build();
+                .sslContext(AtlsContexts.client(node, ServerVerification.insecureAcceptAnyServer())).build();
         try {
             return body.apply(JoinServiceGrpc.newBlockingStub(channel).withDeadlineAfter(20, TimeUnit.SECONDS));
         } finally {
@@ -79,12 +81,12 @@ class AtlsJoinTest implements TestPropertyProvider {
     @DisplayName("an attested node gets a ticket, and its disk is bound to its real AK name")
     void attestedNodeJoins() throws Exception {
         String uuid = JoinTicketTest.newUuid();
-        IssueJoinTicketResponse t = call(nodes.good, s -> s.issueJoinTicket(JoinTicketTest.request(uuid, "atls-1")));
+        IssueJoinTicketResponse t = call(OwnAttestation.by(nodes.good), s -> s.issueJoinTicket(JoinTicketTest.request(uuid, "atls-1")));
         assertArrayEquals(FakeKeyService.keyFor(uuid), t.getStateDiskKey().toByteArray());
         assertEquals(java.util.HexFormat.of().formatHex(nodes.good.akName()),
                 new KubernetesBindingStore(cluster.kube.client(), "kube-system").lookup(BindingStore.Kind.DISK, uuid).orElseThrow());
         StatusRuntimeException other = assertThrows(StatusRuntimeException.class,
-                () -> call(nodes.goodToo, s -> s.issueJoinTicket(JoinTicketTest.request(uuid, "atls-2"))));
+                () -> call(OwnAttestation.by(nodes.goodToo), s -> s.issueJoinTicket(JoinTicketTest.request(uuid, "atls-2"))));
         assertEquals(Status.Code.PERMISSION_DENIED, other.getStatus().getCode());
     }
 
@@ -92,7 +94,8 @@ class AtlsJoinTest implements TestPropertyProvider {
     @DisplayName("a mis-measured node, a node with a foreign EK CA and an unattested client never reach the method")
     void badPeersFailTheHandshake() throws Exception {
         int kmsCalls = cluster.kms.calls.get();
-        for (Attester peer : new Attester[] {nodes.misMeasured, nodes.foreign, null}) {
+        for (OwnAttestation peer : List.of(OwnAttestation.by(nodes.misMeasured), OwnAttestation.by(nodes.foreign),
+                OwnAttestation.none())) {
             StatusRuntimeException e = assertThrows(StatusRuntimeException.class,
                     () -> call(peer, s -> s.issueJoinTicket(JoinTicketTest.request(JoinTicketTest.newUuid(), "atls-bad"))));
             assertEquals(Status.Code.UNAVAILABLE, e.getStatus().getCode(), String.valueOf(e.getStatus()));

@@ -12,6 +12,8 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -24,6 +26,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 public final class FakeKeyService extends KeyServiceGrpc.KeyServiceImplBase implements AutoCloseable {
     final AtomicBoolean down = new AtomicBoolean();
     public final AtomicInteger calls = new AtomicInteger();
+    /** The ids of every call, in order. */
+    public final List<List<String>> requests = new CopyOnWriteArrayList<>();
     private final Server server;
 
     FakeKeyService() throws IOException {
@@ -41,6 +45,7 @@ public final class FakeKeyService extends KeyServiceGrpc.KeyServiceImplBase impl
     @Override
     public void getDataKeys(GetDataKeysRequest request, StreamObserver<GetDataKeysResponse> responses) {
         calls.incrementAndGet();
+        requests.add(List.copyOf(request.getDataKeyIdsList()));
         if (down.get()) {
             responses.onError(Status.UNAVAILABLE.withDescription("kms down (test)").asRuntimeException());
             return;

@@ -6,6 +6,8 @@ import dev.sextant.attestation.testkit.SoftwareTpmOptions;
 import dev.sextant.attestation.testkit.TestPki;
 import dev.sextant.atls.AtlsContexts;
 import dev.sextant.atls.JitCpu;
+import dev.sextant.atls.OwnAttestation;
+import dev.sextant.atls.ServerVerification;
 import dev.sextant.proto.v1.IssueJoinTicketRequest;
 import dev.sextant.proto.v1.IssueRejoinTicketRequest;
 import dev.sextant.proto.v1.JoinServiceGrpc;
@@ -311,7 +313,8 @@ public final class JoinLoadBench {
         PublicKey ek = SoftwareTpmAttester.newRsaKey().getPublic();
         return IntStream.range(0, count).parallel().mapToObj(i -> {
             try {
-                return AtlsContexts.client(new SoftwareTpmAttester(nodes.ekCa, SoftwareTpmOptions.defaults(), ek), null);
+                return AtlsContexts.client(OwnAttestation.by(new SoftwareTpmAttester(nodes.ekCa, SoftwareTpmOptions.defaults(), ek)),
+                        ServerVerification.insecureAcceptAnyServer());
             } catch (SSLException e) {
                 throw new IllegalStateException(e);
             }

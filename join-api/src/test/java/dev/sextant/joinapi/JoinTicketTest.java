@@ -11,6 +11,7 @@ import dev.sextant.joinapi.binding.KubernetesBindingStore;
 import dev.sextant.proto.v1.IssueJoinTicketRequest;
 import dev.sextant.proto.v1.IssueJoinTicketResponse;
 import dev.sextant.proto.v1.IssueRejoinTicketRequest;
+import dev.sextant.proto.v1.IssueRejoinTicketResponse;
 import dev.sextant.proto.v1.K3sJoin;
 import io.grpc.ManagedChannel;
 import io.grpc.Status;
@@ -26,6 +27,7 @@ import java.nio.file.Files;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.HexFormat;
+import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterAll;
@@ -157,16 +159,17 @@ class JoinTicketTest implements TestPropertyProvider {
     }
 
     @Test
-    @DisplayName("a rejoin returns the disk key only to the machine that joined with that disk")
+    @DisplayName("a rejoin returns the disk key, and nothing else, only to the machine that joined with that disk")
     void rejoin() {
         String uuid = newUuid();
         IssueJoinTicketResponse joined = join("machine-g", uuid, "worker-g");
+        int kmsCalls = cluster.kms.requests.size();
         var rejoin = TestCaller.as(channel, TestCaller.ak("machine-g"))
                 .issueRejoinTicket(IssueRejoinTicketRequest.newBuilder().setDiskUuid(uuid).build());
-        assertEquals(joined.getStateDiskKey(), rejoin.getStateDiskKey());
-        assertEquals(joined.getMeasurementSecret(), rejoin.getMeasurementSecret());
-        assertEquals(joined.getMeasurementSalt(), rejoin.getMeasurementSalt());
-        assertEquals(joined.getDiscoveryKey(), rejoin.getDiscoveryKey());
+        assertEquals(IssueRejoinTicketResponse.newBuilder().setStateDiskKey(joined.getStateDiskKey()).build(), rejoin,
+                "the disk key alone: no cluster secret goes to a node that finds everything else on its disk");
+        assertEquals(List.of(List.of(uuid)), cluster.kms.requests.subList(kmsCalls, cluster.kms.requests.size()),
+                "nor is any other key fetched from the KMS");
         StatusRuntimeException other = assertThrows(StatusRuntimeException.class, () -> TestCaller.as(channel,
                 TestCaller.ak("intruder")).issueRejoinTicket(IssueRejoinTicketRequest.newBuilder().setDiskUuid(uuid).build()));
         assertEquals(Status.Code.PERMISSION_DENIED, other.getStatus().getCode());

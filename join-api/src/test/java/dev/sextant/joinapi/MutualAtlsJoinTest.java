@@ -12,6 +12,8 @@ import dev.sextant.attestation.verify.AttestationVerifier;
 import dev.sextant.attestation.verify.DocumentVerifier;
 import dev.sextant.attestation.verify.VerifierPolicy;
 import dev.sextant.atls.AtlsContexts;
+import dev.sextant.atls.OwnAttestation;
+import dev.sextant.atls.ServerVerification;
 import dev.sextant.proto.v1.IssueJoinTicketResponse;
 import dev.sextant.proto.v1.JoinServiceGrpc;
 import dev.sextant.serviceconfig.JoinServiceConfig;
@@ -86,7 +88,7 @@ class MutualAtlsJoinTest {
 
     private IssueJoinTicketResponse join(AttestationVerifier serverCheck, String uuid, String node) throws Exception {
         ManagedChannel channel = NettyChannelBuilder.forAddress("127.0.0.1", port)
-                .sslContext(AtlsContexts.client(nodes.good, serverCheck)).build();
+                .sslContext(AtlsContexts.client(OwnAttestation.by(nodes.good), ServerVerification.by(serverCheck))).build();
         try {
             return JoinServiceGrpc.newBlockingStub(channel).withDeadlineAfter(30, TimeUnit.SECONDS)
                     .issueJoinTicket(JoinTicketTest.request(uuid, node));

@@ -1,6 +1,8 @@
 package dev.sextant.cli.remote;
 
 import dev.sextant.atls.AtlsContexts;
+import dev.sextant.atls.OwnAttestation;
+import dev.sextant.atls.ServerVerification;
 import dev.sextant.attestation.Purpose;
 import dev.sextant.attestation.verify.AttestationRejected;
 import dev.sextant.attestation.verify.AttestationVerifier;
@@ -25,7 +27,7 @@ public final class AttestedChannel implements AutoCloseable {
     public AttestedChannel(Endpoint endpoint, AttestationVerifier verifier) throws SSLException {
         AttestationVerifier recording = (document, purpose, nonce, userData) -> record(verifier, document, purpose, nonce, userData);
         this.channel = NettyChannelBuilder.forAddress(endpoint.host(), endpoint.port())
-                .sslContext(AtlsContexts.client(null, recording)).build();
+                .sslContext(AtlsContexts.client(OwnAttestation.none(), ServerVerification.by(recording))).build();
     }
 
     private AttestedState record(AttestationVerifier verifier, byte[] document, Purpose purpose, byte[] nonce, byte[] userData)

@@ -2,6 +2,8 @@ package dev.sextant.cli.init;
 
 import com.google.protobuf.ByteString;
 import dev.sextant.atls.AtlsContexts;
+import dev.sextant.atls.ClientVerification;
+import dev.sextant.atls.OwnAttestation;
 import dev.sextant.attestation.Variant;
 import dev.sextant.attestation.policy.ExpectedValue;
 import dev.sextant.attestation.policy.Measurements;
@@ -59,7 +61,7 @@ class InitCommandTest {
         swtpm = Swtpm.provisioned();
         attester = new TpmAttester(swtpm.client(), Path.of("/nonexistent"));
         server = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0))
-                .sslContext(AtlsContexts.server(attester, null))
+                .sslContext(AtlsContexts.server(OwnAttestation.by(attester), ClientVerification.anonymous()))
                 .addService(new InitServiceGrpc.InitServiceImplBase() {
                     @Override
                     public void init(InitRequest request, StreamObserver<InitResponse> response) {

@@ -1,6 +1,8 @@
 package dev.sextant.cli.recover;
 
 import dev.sextant.atls.AtlsContexts;
+import dev.sextant.atls.ClientVerification;
+import dev.sextant.atls.OwnAttestation;
 import dev.sextant.attestation.testkit.SoftwareTpmAttester;
 import dev.sextant.proto.v1.RecoverRequest;
 import dev.sextant.proto.v1.RecoverResponse;
@@ -33,7 +35,7 @@ public final class NodeStandIn implements AutoCloseable {
 
     public NodeStandIn(SoftwareTpmAttester attester, int port) throws IOException {
         server = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", port))
-                .sslContext(AtlsContexts.server(attester, null))
+                .sslContext(AtlsContexts.server(OwnAttestation.by(attester), ClientVerification.anonymous()))
                 .addService(new RecoveryServiceGrpc.RecoveryServiceImplBase() {
                     @Override
                     public void status(RecoveryStatusRequest request, StreamObserver<RecoveryStatusResponse> response) {

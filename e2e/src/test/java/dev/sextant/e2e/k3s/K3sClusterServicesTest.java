@@ -7,6 +7,8 @@ import com.github.dockerjava.api.DockerClient;
 import com.github.dockerjava.api.exception.NotFoundException;
 import com.google.protobuf.ByteString;
 import dev.sextant.atls.AtlsContexts;
+import dev.sextant.atls.OwnAttestation;
+import dev.sextant.atls.ServerVerification;
 import dev.sextant.attestation.policy.MeasurementsFile;
 import dev.sextant.attestation.testkit.SoftwareTpmAttester;
 import dev.sextant.attestation.testkit.SoftwareTpmOptions;
@@ -186,7 +188,7 @@ class K3sClusterServicesTest {
     @DisplayName("an attested node joins through the NodePort; its bootstrap token Secret exists and the API server accepts the token")
     void attestedNodeJoins() throws Exception {
         ManagedChannel channel = NettyChannelBuilder.forAddress(k3s.getHost(), k3s.getMappedPort(JOIN_NODE_PORT))
-                .sslContext(AtlsContexts.client(node, null)).build();
+                .sslContext(AtlsContexts.client(OwnAttestation.by(node), ServerVerification.insecureAcceptAnyServer())).build();
         IssueJoinTicketResponse ticket;
         try {
             ticket = JoinServiceGrpc.newBlockingStub(channel).withDeadlineAfter(60, TimeUnit.SECONDS)

@@ -4,7 +4,9 @@ import dev.sextant.attestation.ecdsa.Ecdsa;
 import dev.sextant.attestation.issue.Attester;
 import dev.sextant.atls.AtlsContexts;
 import dev.sextant.atls.AtlsServers;
+import dev.sextant.atls.ClientVerification;
 import dev.sextant.atls.HandshakeLimits;
+import dev.sextant.atls.OwnAttestation;
 import dev.sextant.joinapi.measurements.ReloadingVerifier;
 import dev.sextant.serviceconfig.JoinServiceConfig;
 import io.grpc.ServerBuilder;
@@ -47,7 +49,8 @@ public class AtlsServerSetup implements BeanCreatedEventListener<ServerBuilder<?
         }
         try {
             // Flood limits: every handshake costs a quote (mutual) and a verification, before the caller proved anything.
-            AtlsServers.secure(netty, AtlsContexts.server(serverAttester.orElse(null), verifier, ecdsa), HandshakeLimits.defaults());
+            OwnAttestation own = serverAttester.map(OwnAttestation::by).orElse(OwnAttestation.none());
+            AtlsServers.secure(netty, AtlsContexts.server(own, ClientVerification.by(verifier), ecdsa), HandshakeLimits.defaults());
         } catch (SSLException e) {
             throw new IllegalStateException("cannot build the aTLS server context: " + e.getMessage(), e);
         }

@@ -1,6 +1,7 @@
 package dev.sextant.joinapi.kms;
 
 import dev.sextant.grpcsupport.Refusal;
+import dev.sextant.keys.KeyDerivation;
 import dev.sextant.joinapi.JoinRefusal;
 import com.google.protobuf.ByteString;
 import dev.sextant.proto.v1.GetDataKeysRequest;
@@ -22,7 +23,8 @@ import java.util.concurrent.TimeUnit;
  * Client of the cluster KMS (gRPC KeyService). One long-lived channel, not one per call as in
  * Constellation: under a node-pool join that is hundreds of TCP handshakes saved per second. Plain
  * text inside the cluster network, as the KMS serves it; the keys then travel to the node only
- * inside the attested channel. Key bytes are returned, never logged.
+ * inside the attested channel. Keys are asked for by what they are for (a join ticket's, a rejoin's
+ * disk key), so a ticket fetches no key it does not use. Key bytes are returned, never logged.
  */
 @Singleton
 public class KeyServiceClient {
@@ -43,12 +45,24 @@ public class KeyServiceClient {
         this.deadline = deadline;
     }
 
+    /** The keys of a join ticket for the disk {@code diskUuid}, from one call. */
+    public JoinKeys joinKeys(String diskUuid) throws Refusal {
+        List<byte[]> keys = dataKeys(KeyDerivation.MEASUREMENT_SECRET, diskUuid, KeyDerivation.DISCOVERY_KEY,
+                KeyDerivation.DISCOVERY_CA);
+        return new JoinKeys(keys.get(0), keys.get(1), keys.get(2), keys.get(3));
+    }
+
+    /** The state-disk key of {@code diskUuid} and no other: all a rejoin ticket carries. */
+    public byte[] diskKey(String diskUuid) throws Refusal {
+        return dataKeys(diskUuid).get(0);
+    }
+
     /**
      * The 32-byte data keys of {@code keyIds}, in their order, from one call (a ticket needs four,
      * and a call each cost more than the rest of the ticket); UNAVAILABLE when the KMS cannot be
      * reached in time.
      */
-    public List<byte[]> dataKeys(String... keyIds) throws Refusal {
+    private List<byte[]> dataKeys(String... keyIds) throws Refusal {
         try {
             List<ByteString> keys = stub.withDeadlineAfter(deadline.toMillis(), TimeUnit.MILLISECONDS)
                     .getDataKeys(GetDataKeysRequest.newBuilder().addAllDataKeyIds(Arrays.asList(keyIds))

@@ -7,6 +7,7 @@ import com.google.protobuf.UnsafeByteOperations;
 import dev.sextant.grpcsupport.Refusal;
 import dev.sextant.joinapi.JoinRefusal;
 import dev.sextant.joinapi.binding.Bindings;
+import dev.sextant.joinapi.kms.JoinKeys;
 import dev.sextant.joinapi.kms.KeyServiceClient;
 import dev.sextant.joinapi.plan.KubernetesPlan;
 import dev.sextant.keys.KeyDerivation;
@@ -15,7 +16,7 @@ import dev.sextant.proto.v1.IssueJoinTicketResponse;
 import dev.sextant.proto.v1.IssueRejoinTicketRequest;
 import dev.sextant.proto.v1.IssueRejoinTicketResponse;
 import jakarta.inject.Singleton;
-import java.util.List;
+import java.util.Arrays;
 import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -54,28 +55,23 @@ public class TicketIssuer {
         Optional<byte[]> memberKey = InputChecks.discoveryPublicKey(request.getDiscoveryPublicKey());
         KubernetesPlan.Checked plan = kubernetes.check(request, nodeName);
 
-        List<byte[]> keys = kms.dataKeys(KeyDerivation.MEASUREMENT_SECRET, uuid, KeyDerivation.DISCOVERY_KEY,
-                KeyDerivation.DISCOVERY_CA);
-        byte[] measurementSecret = keys.get(0);
-        byte[] diskKey = keys.get(1);
-        byte[] discoveryKey = keys.get(2);
-        byte[] caSeed = keys.get(3);
+        JoinKeys keys = kms.joinKeys(uuid);
         bindings.claimNode(akName, uuid, nodeName);
         bindings.claimRole(akName, request.getControlPlane() ? "control-plane" : "worker");
 
         IssueJoinTicketResponse.Builder ticket = IssueJoinTicketResponse.newBuilder()
-                .setStateDiskKey(UnsafeByteOperations.unsafeWrap(diskKey))
+                .setStateDiskKey(UnsafeByteOperations.unsafeWrap(keys.diskKey()))
                 .setMeasurementSalt(ByteString.copyFrom(cluster.measurementSalt()))
-                .setMeasurementSecret(UnsafeByteOperations.unsafeWrap(measurementSecret))
-                .setDiscoveryKey(UnsafeByteOperations.unsafeWrap(discoveryKey))
+                .setMeasurementSecret(UnsafeByteOperations.unsafeWrap(keys.measurementSecret()))
+                .setDiscoveryKey(UnsafeByteOperations.unsafeWrap(keys.discoveryKey()))
                 .setKubernetesVersion(cluster.kubernetesVersion())
-                .setDiscoveryCaPublicKey(ByteString.copyFrom(certifier.caPublicKey(caSeed)));
+                .setDiscoveryCaPublicKey(ByteString.copyFrom(certifier.caPublicKey(keys.discoveryCaSeed())));
         if (memberKey.isPresent()) {
-            byte[] clusterId = KeyDerivation.clusterId(measurementSecret, cluster.measurementSalt());
-            ticket.setMemberCertificate(ByteString.copyFrom(certifier.certify(caSeed, memberKey.get(), nodeName,
-                    request.getControlPlane(), clusterId)));
+            byte[] clusterId = KeyDerivation.clusterId(keys.measurementSecret(), cluster.measurementSalt());
+            ticket.setMemberCertificate(ByteString.copyFrom(certifier.certify(keys.discoveryCaSeed(), memberKey.get(),
+                    nodeName, request.getControlPlane(), clusterId)));
         }
-        java.util.Arrays.fill(caSeed, (byte) 0);
+        Arrays.fill(keys.discoveryCaSeed(), (byte) 0);
         plan.complete(ticket);
         LOG.info("issued join ticket: node={} disk={} kubernetes={} controlPlane={}",
                 nodeName, uuid, ticket.getKubernetesCase(), request.getControlPlane());
@@ -90,16 +86,10 @@ public class TicketIssuer {
             throw new Refusal(JoinRefusal.DISK_NOT_BOUND, "disk " + uuid
                     + " is not bound to this machine's AK: a rejoin ticket goes only to the machine that owns the disk");
         }
-        List<byte[]> keys = kms.dataKeys(KeyDerivation.MEASUREMENT_SECRET, uuid, KeyDerivation.DISCOVERY_KEY);
-        byte[] measurementSecret = keys.get(0);
-        byte[] diskKey = keys.get(1);
-        byte[] discoveryKey = keys.get(2);
+        // The disk key alone: the rest of the node's membership is on the disk it opens, so no other
+        // secret is fetched, let alone handed out.
+        byte[] diskKey = kms.diskKey(uuid);
         LOG.info("issued rejoin ticket: disk={}", uuid);
-        return IssueRejoinTicketResponse.newBuilder()
-                .setStateDiskKey(UnsafeByteOperations.unsafeWrap(diskKey))
-                .setMeasurementSecret(UnsafeByteOperations.unsafeWrap(measurementSecret))
-                .setMeasurementSalt(ByteString.copyFrom(cluster.measurementSalt()))
-                .setDiscoveryKey(UnsafeByteOperations.unsafeWrap(discoveryKey))
-                .build();
+        return IssueRejoinTicketResponse.newBuilder().setStateDiskKey(UnsafeByteOperations.unsafeWrap(diskKey)).build();
     }
 }

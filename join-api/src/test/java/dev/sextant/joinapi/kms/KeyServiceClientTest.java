@@ -17,28 +17,38 @@ import io.grpc.stub.StreamObserver;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
-@DisplayName("KeyServiceClient: a ticket's keys in one KMS call, and only whole, well-formed answers")
+@DisplayName("KeyServiceClient: a ticket's keys by name from one KMS call, no key it does not use, only whole answers")
 class KeyServiceClientTest {
+    private static final String UUID = "6f8c2e1a-3b4d-4e5f-8a9b-0c1d2e3f4a5b";
 
     @Test
-    @DisplayName("the keys come back in the order of their ids, from one call")
-    void keysInOrder() throws Exception {
-        int[] calls = {0};
-        try (Kms kms = new Kms(request -> {
-            calls[0]++;
-            GetDataKeysResponse.Builder keys = GetDataKeysResponse.newBuilder();
-            request.getDataKeyIdsList().forEach(id -> keys.addDataKeys(key(id)));
-            return keys.build();
-        })) {
-            List<byte[]> keys = kms.client.dataKeys("measurementSecret", "disk", "discoveryKey", "discoveryCa");
-            assertEquals(1, calls[0]);
-            assertArrayEquals(key("measurementSecret").toByteArray(), keys.get(0));
-            assertArrayEquals(key("discoveryCa").toByteArray(), keys.get(3));
+    @DisplayName("a join ticket's four keys come back by name, from one call")
+    void joinKeysByName() throws Exception {
+        List<List<String>> requests = new CopyOnWriteArrayList<>();
+        try (Kms kms = new Kms(echoing(requests))) {
+            JoinKeys keys = kms.client.joinKeys(UUID);
+            assertEquals(List.of(List.of("measurementSecret", UUID, "discoveryKey", "discoveryCa")), requests);
+            assertArrayEquals(key("measurementSecret").toByteArray(), keys.measurementSecret());
+            assertArrayEquals(key(UUID).toByteArray(), keys.diskKey());
+            assertArrayEquals(key("discoveryKey").toByteArray(), keys.discoveryKey());
+            assertArrayEquals(key("discoveryCa").toByteArray(), keys.discoveryCaSeed());
+            assertEquals("JoinKeys[secrets redacted]", keys.toString());
+        }
+    }
+
+    @Test
+    @DisplayName("a rejoin asks the KMS for the disk's key and for no other")
+    void rejoinAsksForTheDiskKeyAlone() throws Exception {
+        List<List<String>> requests = new CopyOnWriteArrayList<>();
+        try (Kms kms = new Kms(echoing(requests))) {
+            assertArrayEquals(key(UUID).toByteArray(), kms.client.diskKey(UUID));
+            assertEquals(List.of(List.of(UUID)), requests);
         }
     }
 
@@ -49,7 +59,7 @@ class KeyServiceClientTest {
              Kms shorter = new Kms(request -> GetDataKeysResponse.newBuilder()
                      .addDataKeys(key("a")).addDataKeys(key("b").substring(0, 16)).build())) {
             for (Kms kms : List.of(fewer, shorter)) {
-                Refusal r = assertThrows(Refusal.class, () -> kms.client.dataKeys("a", "b"));
+                Refusal r = assertThrows(Refusal.class, () -> kms.client.joinKeys(UUID));
                 assertEquals(JoinRefusal.INTERNAL, r.reason());
                 assertEquals("the KMS returned the wrong number of keys or a key of the wrong length", r.getMessage());
             }
@@ -62,9 +72,19 @@ class KeyServiceClientTest {
         try (Kms kms = new Kms(request -> {
             throw Status.UNAVAILABLE.withDescription("down").asRuntimeException();
         })) {
-            Refusal r = assertThrows(Refusal.class, () -> kms.client.dataKeys("a"));
+            Refusal r = assertThrows(Refusal.class, () -> kms.client.diskKey(UUID));
             assertEquals(JoinRefusal.KMS_UNAVAILABLE, r.reason());
         }
+    }
+
+    /** A KMS that answers each id with {@link #key}, recording the ids of every call. */
+    private static Function<GetDataKeysRequest, GetDataKeysResponse> echoing(List<List<String>> requests) {
+        return request -> {
+            requests.add(List.copyOf(request.getDataKeyIdsList()));
+            GetDataKeysResponse.Builder keys = GetDataKeysResponse.newBuilder();
+            request.getDataKeyIdsList().forEach(id -> keys.addDataKeys(key(id)));
+            return keys.build();
+        };
     }
 
     private static ByteString key(String id) {

@@ -2,6 +2,8 @@ package dev.sextant.localcluster.verify;
 
 import com.google.protobuf.ByteString;
 import dev.sextant.atls.AtlsContexts;
+import dev.sextant.atls.OwnAttestation;
+import dev.sextant.atls.ServerVerification;
 import dev.sextant.attestation.verify.AttestationRejected;
 import dev.sextant.attestation.verify.AttestationVerifier;
 import dev.sextant.attestation.verify.AttestedState;
@@ -92,7 +94,7 @@ public final class AtlsProbe {
             }
         };
         ManagedChannel channel = NettyChannelBuilder.forAddress("127.0.0.1", hostPort)
-                .sslContext(AtlsContexts.client(null, recording)).build();
+                .sslContext(AtlsContexts.client(OwnAttestation.none(), ServerVerification.by(recording))).build();
         try {
             GetAttestationResponse response = VerifyServiceGrpc.newBlockingStub(channel)
                     .withDeadlineAfter(CALL_DEADLINE.toMillis(), TimeUnit.MILLISECONDS)

@@ -1,6 +1,8 @@
 package dev.sextant.localcluster.verify;
 
 import dev.sextant.atls.AtlsContexts;
+import dev.sextant.atls.ClientVerification;
+import dev.sextant.atls.OwnAttestation;
 import dev.sextant.attestation.testkit.SoftwareTpmAttester;
 import dev.sextant.attestation.verify.AkTrust;
 import dev.sextant.attestation.verify.DocumentVerifier;
@@ -60,7 +62,7 @@ class AtlsProbeTest {
     /** A node's VerifyService over aTLS on a free loopback port, answering with {@code handler}. */
     private int serve(BiConsumer<GetAttestationRequest, StreamObserver<GetAttestationResponse>> handler) throws Exception {
         server = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0))
-                .sslContext(AtlsContexts.server(NODE, null))
+                .sslContext(AtlsContexts.server(OwnAttestation.by(NODE), ClientVerification.anonymous()))
                 .addService(new VerifyServiceGrpc.VerifyServiceImplBase() {
                     @Override
                     public void getAttestation(GetAttestationRequest request, StreamObserver<GetAttestationResponse> response) {

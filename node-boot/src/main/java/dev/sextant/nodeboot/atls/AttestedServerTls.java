@@ -2,7 +2,9 @@ package dev.sextant.nodeboot.atls;
 
 import dev.sextant.atls.AtlsContexts;
 import dev.sextant.atls.AtlsServers;
+import dev.sextant.atls.ClientVerification;
 import dev.sextant.atls.HandshakeLimits;
+import dev.sextant.atls.OwnAttestation;
 import dev.sextant.attestation.issue.Attester;
 import io.grpc.ServerBuilder;
 import io.grpc.netty.NettyServerBuilder;
@@ -40,7 +42,8 @@ final class AttestedServerTls implements BeanCreatedEventListener<ServerBuilder<
             throw new IllegalStateException("aTLS needs grpc-netty's server, got " + builder.getClass().getName());
         }
         try {
-            AtlsServers.secure(netty, AtlsContexts.server(attester, null), HandshakeLimits.defaults())
+            AtlsServers.secure(netty, AtlsContexts.server(OwnAttestation.by(attester), ClientVerification.anonymous()),
+                            HandshakeLimits.defaults())
                     .maxInboundMessageSize(MAX_INBOUND_MESSAGE_BYTES);
         } catch (SSLException e) {
             throw new UncheckedIOException("building the aTLS server context", e);

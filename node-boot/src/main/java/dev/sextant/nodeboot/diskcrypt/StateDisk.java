@@ -86,10 +86,12 @@ public final class StateDisk implements DiskReset {
     }
 
     /**
-     * The UUID of a fresh disk, formatted with a boot passphrase first when blank: init and join
-     * need it before the lock (keys are per UUID). Empty when there is no state disk (development node).
+     * Prepares the disk for a first membership and names it: formats a blank disk with a boot
+     * passphrase (kept in the key file for this boot, so a second call formats nothing), then
+     * returns its UUID, which init and join need before the lock (keys are per UUID). Empty when
+     * there is no state disk (development node).
      */
-    public synchronized String freshUuid() throws DiskCryptException, InterruptedException {
+    public synchronized String prepareFresh() throws DiskCryptException, InterruptedException {
         if (!Files.exists(settings.device())) {
             return "";
         }

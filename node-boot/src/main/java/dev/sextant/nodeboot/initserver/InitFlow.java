@@ -3,16 +3,12 @@ package dev.sextant.nodeboot.initserver;
 import com.google.protobuf.ByteString;
 import dev.sextant.nodeboot.bringup.BringUp;
 import dev.sextant.nodeboot.bringup.BringUpOutcome;
-import dev.sextant.nodeboot.bringup.KubernetesPlan;
 import dev.sextant.nodeboot.bringup.Membership;
-import dev.sextant.nodeboot.bringup.ServicesPlan;
-import dev.sextant.nodeboot.bringup.Via;
 import dev.sextant.nodeboot.clusterservices.ServicesInput;
 import dev.sextant.nodeboot.diskcrypt.DiskCryptException;
 import dev.sextant.nodeboot.diskcrypt.StateDisk;
 import dev.sextant.nodeboot.keys.ClusterKeys;
 import dev.sextant.nodeboot.kubernetes.ClusterSettings;
-import dev.sextant.nodeboot.bringup.BootstrapStatus;
 import dev.sextant.proto.v1.InitRequest;
 import dev.sextant.proto.v1.InitSuccess;
 import jakarta.inject.Singleton;
@@ -53,13 +49,12 @@ public final class InitFlow {
         // The init node holds the master secret, so it derives its disk key exactly as the KMS would.
         String uuid;
         try {
-            uuid = disk.freshUuid();
+            uuid = disk.prepareFresh();
         } catch (DiskCryptException e) {
             throw new InitFailedException("preparing the state disk: " + e.getMessage(), e);
         }
-        Membership membership = new Membership(Via.INIT, BootstrapStatus.Role.CONTROL_PLANE, node.name(), clusterId,
-                keys.diskKey(uuid), keys.discoveryKey(), new KubernetesPlan.Init(clusterSettings(request)),
-                new ServicesPlan.Deploy(services), keys::diskKey, null, keys.certifySelf(node.name(), clusterId));
+        Membership membership = Membership.init(node.name(), clusterId, keys.diskKey(uuid), keys.discoveryKey(),
+                clusterSettings(request), services, keys::diskKey, keys.certifySelf(node.name(), clusterId));
         BringUpOutcome outcome = bringUp.run(membership, progress);
         if (outcome instanceof BringUpOutcome.LockLost lost) {
             throw new InitFailedException(lost.message());

@@ -1,8 +1,9 @@
 package dev.sextant.nodeboot.joinclient;
 
 import dev.sextant.atls.AtlsContexts;
+import dev.sextant.atls.OwnAttestation;
+import dev.sextant.atls.ServerVerification;
 import dev.sextant.attestation.issue.Attester;
-import dev.sextant.attestation.verify.AttestationVerifier;
 import dev.sextant.nodeboot.joinservices.Endpoint;
 import dev.sextant.proto.v1.IssueJoinTicketRequest;
 import dev.sextant.proto.v1.IssueJoinTicketResponse;
@@ -22,9 +23,9 @@ import java.util.function.Function;
 
 /**
  * IssueJoinTicket and IssueRejoinTicket over aTLS: the node attests in the handshake, and verifies
- * the join service's own attestation (mutual) when given a verifier: a service that fails it is
- * refused in the handshake, before the node sends or receives anything. (Constellation's node
- * never checked whom it took its disk key from.)
+ * the join service's own attestation (mutual): a service that fails it is refused in the
+ * handshake, before the node sends or receives anything. (Constellation's node never checked whom
+ * it took its disk key from.) Only a test passes {@link ServerVerification#insecureAcceptAnyServer()}.
  */
 public final class AtlsJoinTransport implements JoinTransport, RejoinTransport {
     private static final int MAX_TICKET_BYTES = 64 * 1024;
@@ -32,9 +33,8 @@ public final class AtlsJoinTransport implements JoinTransport, RejoinTransport {
     private final SslContext tls;
     private final Duration timeout;
 
-    public AtlsJoinTransport(Attester attester, AttestationVerifier serviceVerifierOrNull, Duration timeout)
-            throws SSLException {
-        this.tls = AtlsContexts.client(attester, serviceVerifierOrNull);
+    public AtlsJoinTransport(Attester attester, ServerVerification joinService, Duration timeout) throws SSLException {
+        this.tls = AtlsContexts.client(OwnAttestation.by(attester), joinService);
         this.timeout = timeout;
     }
 

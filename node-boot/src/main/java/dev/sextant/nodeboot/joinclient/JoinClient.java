@@ -14,8 +14,6 @@ import dev.sextant.nodeboot.bringup.BringUp;
 import dev.sextant.nodeboot.bringup.BringUpOutcome;
 import dev.sextant.nodeboot.bringup.KubernetesPlan;
 import dev.sextant.nodeboot.bringup.Membership;
-import dev.sextant.nodeboot.bringup.ServicesPlan;
-import dev.sextant.nodeboot.bringup.Via;
 import dev.sextant.nodeboot.diskcrypt.DiskCryptException;
 import dev.sextant.nodeboot.joinservices.ControlPlaneDiscovery;
 import dev.sextant.nodeboot.joinservices.Endpoint;
@@ -44,12 +42,20 @@ public final class JoinClient {
     private static final Logger LOG = LoggerFactory.getLogger(JoinClient.class);
 
     /** Everything the join path needs from this node. */
-    public record Node(String name, boolean controlPlane, boolean kubernetesInstalled, DiskUuid diskUuid) {
+    public record Node(String name, boolean controlPlane, boolean kubernetesInstalled, FreshDisk freshDisk) {
     }
 
+    /**
+     * The state disk of a node that is not a member yet. The join service derives the disk key from
+     * the disk's UUID, so a blank disk is formatted (with a boot passphrase) before the first request.
+     */
     @FunctionalInterface
-    public interface DiskUuid {
-        String read() throws DiskCryptException, InterruptedException;
+    public interface FreshDisk {
+        /**
+         * Formats the disk if it is blank (once per boot) and returns its UUID; empty when the node
+         * has no state disk (development node).
+         */
+        String prepare() throws DiskCryptException, InterruptedException;
     }
 
     private final Node node;
@@ -107,7 +113,7 @@ public final class JoinClient {
         try {
             endpoints = discovery.endpoints();
             // k3s makes its own kubelet credentials: no CSR (the field is kubeadm's).
-            request = IssueJoinTicketRequest.newBuilder().setDiskUuid(node.diskUuid().read()).setNodeName(node.name())
+            request = IssueJoinTicketRequest.newBuilder().setDiskUuid(node.freshDisk().prepare()).setNodeName(node.name())
                     .setControlPlane(node.controlPlane())
                     .setDiscoveryPublicKey(ByteString.copyFrom(memberKey.publicKey())).build();
         } catch (IOException | DiskCryptException e) {
@@ -123,22 +129,24 @@ public final class JoinClient {
                 continue;
             }
             List<String> problems = new ArrayList<>(TicketCheck.problems(ticket, node.kubernetesInstalled()));
-            MemberCredentials member = problems.isEmpty() ? member(ticket, problems) : null;
-            if (!problems.isEmpty()) {
+            Membership membership = problems.isEmpty() ? membership(ticket, problems) : null;
+            if (membership == null) {
                 LOG.warn("Join ticket from {} refused, nothing applied: {}", endpoint, String.join("; ", problems));
                 continue;
             }
             LOG.info("Join ticket from {}", endpoint);
-            return bringUp(endpoint, ticket, member);
+            return bringUp(endpoint, membership);
         }
         return null;
     }
 
     /**
-     * This node's member credentials from the ticket, or null with a problem added: the certificate
-     * must be the ticket's CA's, for this node's key, name, role and the ticket's cluster.
+     * The membership a well-formed ticket grants, or null with a problem added: the member
+     * certificate must be the ticket's CA's, for this node's key, name, role and the ticket's cluster.
      */
-    private MemberCredentials member(IssueJoinTicketResponse ticket, List<String> problems) {
+    private Membership membership(IssueJoinTicketResponse ticket, List<String> problems) {
+        byte[] clusterId = ClusterKeys.clusterId(ticket.getMeasurementSecret().toByteArray(),
+                ticket.getMeasurementSalt().toByteArray());
         MemberCredentials member = new MemberCredentials(memberKey.privateKey(), ticket.getMemberCertificate().toByteArray(),
                 ticket.getDiscoveryCaPublicKey().toByteArray());
         MemberCertificate certificate;
@@ -148,28 +156,22 @@ public final class JoinClient {
             problems.add("member_certificate: " + e.getMessage());
             return null;
         }
-        byte[] clusterId = ClusterKeys.clusterId(ticket.getMeasurementSecret().toByteArray(),
-                ticket.getMeasurementSalt().toByteArray());
         MemberRole role = node.controlPlane() ? MemberRole.CONTROL_PLANE : MemberRole.WORKER;
         if (!certificate.nodeName().equals(node.name()) || certificate.role() != role || !certificate.sameCluster(clusterId)) {
             problems.add("member_certificate names " + certificate.nodeName() + " as " + certificate.role()
                     + " (or another cluster); this node is " + node.name() + " as " + role);
             return null;
         }
-        return member;
-    }
-
-    private JoinOutcome bringUp(Endpoint endpoint, IssueJoinTicketResponse ticket, MemberCredentials member)
-            throws InterruptedException {
-        byte[] clusterId = ClusterKeys.clusterId(ticket.getMeasurementSecret().toByteArray(),
-                ticket.getMeasurementSalt().toByteArray());
         KubernetesPlan kubernetes = ticket.hasK3S()
                 ? new KubernetesPlan.Join(new JoinSettings(node.name(), ticket.getK3S().getServerUrl(), ticket.getK3S().getToken(),
                 node.controlPlane()))
                 : new KubernetesPlan.None();
-        Membership membership = new Membership(Via.JOIN, node.controlPlane() ? BootstrapStatus.Role.CONTROL_PLANE
-                : BootstrapStatus.Role.WORKER, node.name(), clusterId, ticket.getStateDiskKey().toByteArray(),
-                ticket.getDiscoveryKey().toByteArray(), kubernetes, new ServicesPlan.None(), null, null, member);
+        return Membership.join(node.controlPlane() ? BootstrapStatus.Role.CONTROL_PLANE : BootstrapStatus.Role.WORKER,
+                node.name(), clusterId, ticket.getStateDiskKey().toByteArray(), ticket.getDiscoveryKey().toByteArray(),
+                kubernetes, member);
+    }
+
+    private JoinOutcome bringUp(Endpoint endpoint, Membership membership) throws InterruptedException {
         BringUpOutcome outcome = bringUp.run(membership, (step, detail) -> LOG.info("Join: {}: {}", step, detail));
         if (outcome instanceof BringUpOutcome.LockLost lost) {
             return JoinOutcome.lockedBy(lost.holder());

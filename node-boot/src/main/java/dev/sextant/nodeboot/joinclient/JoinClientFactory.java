@@ -1,6 +1,7 @@
 package dev.sextant.nodeboot.joinclient;
 
 import dev.sextant.nodeboot.retry.Backoff;
+import dev.sextant.atls.ServerVerification;
 import dev.sextant.attestation.issue.Attester;
 import dev.sextant.nodeboot.atls.JoinServiceTrust;
 import dev.sextant.nodeboot.bringup.BringUp;
@@ -37,14 +38,13 @@ final class JoinClientFactory {
     /** Mutual aTLS: the node verifies the join service on join and rejoin (JoinServiceTrust: its own image PCRs, PCR 15 set, AK under the EK CA). */
     @Singleton
     AtlsJoinTransport transport(JoinClientSettings settings, Attester attester, JoinServiceTrust trust) throws SSLException {
-        return new AtlsJoinTransport(attester, trust.verifier(), settings.rpcTimeout());
+        return new AtlsJoinTransport(attester, ServerVerification.by(trust.verifier()), settings.rpcTimeout());
     }
 
     @Singleton
     JoinClient joinClient(JoinClientSettings settings, NodeIdentity identity, @Named("join-services") ControlPlaneDiscovery services,
                           AtlsJoinTransport transport, NodeLock lock, BringUp bringUp, StateDisk disk, KubernetesDriver kubernetes) {
-        // The join service derives the disk key from the UUID, so a blank disk is formatted before the first request.
-        return new JoinClient(new JoinClient.Node(identity.name(), settings.controlPlane(), kubernetes.installed(), disk::freshUuid),
+        return new JoinClient(new JoinClient.Node(identity.name(), settings.controlPlane(), kubernetes.installed(), disk::prepareFresh),
                 services, transport, lock, bringUp, Backoff.standard(), duration -> Thread.sleep(duration.toMillis()));
     }
 }

@@ -19,7 +19,6 @@ import dev.sextant.nodeboot.joinclient.JoinOutcome;
 import dev.sextant.nodeboot.joinclient.RejoinTransport;
 import dev.sextant.nodeboot.bringup.BootstrapStatus;
 import dev.sextant.nodeboot.nodelock.NodeLock;
-import dev.sextant.nodeboot.unlock.BootUnlock;
 import dev.sextant.nodeboot.unlock.DiskUnlocker;
 import dev.sextant.nodeboot.unlock.RecoverySettings;
 import io.grpc.Status;

@@ -1,21 +1,16 @@
 package dev.sextant.nodeboot.unlock;
 
-import dev.sextant.nodeboot.bringup.KubernetesPlan;
 import dev.sextant.nodeboot.bringup.Membership;
 import dev.sextant.nodeboot.bringup.NodeState;
 import dev.sextant.nodeboot.bringup.NodeStateFile;
-import dev.sextant.nodeboot.bringup.ServicesPlan;
 import dev.sextant.nodeboot.bringup.Via;
 import dev.sextant.nodeboot.diskcrypt.DiskCryptException;
 import dev.sextant.nodeboot.diskcrypt.StateDisk;
-import dev.sextant.nodeboot.bringup.BootstrapStatus;
 import jakarta.inject.Singleton;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
-import java.util.Base64;
-import java.util.HexFormat;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -58,8 +53,15 @@ public final class DiskUnlocker {
         return unlocked;
     }
 
-    /** Opens the disk with {@code key} for {@code diskUuid}; returns the node state read from it. */
+    /**
+     * Opens the disk with {@code key} for {@code diskUuid}; returns the node state read from it.
+     *
+     * @param via who offers the key: {@link Via#REJOIN} or {@link Via#RECOVERY}
+     */
     public NodeState open(String diskUuid, byte[] key, Via via) throws UnlockRefused, InterruptedException {
+        if (via.firstMembership()) {
+            throw new IllegalArgumentException(via.label() + " starts on a fresh disk; it never unlocks one");
+        }
         if (!trying.tryLock()) {
             throw new UnlockRefused(UnlockRefused.Kind.BUSY, "another key is being tried; ask again in a few seconds");
         }
@@ -99,18 +101,7 @@ public final class DiskUnlocker {
             throw new UnlockRefused(UnlockRefused.Kind.BROKEN, "the state disk opened but holds no readable node state;"
                     + " see the node's console");
         }
-        unlocked.complete(membership(state, key, via));
+        unlocked.complete(via == Via.REJOIN ? Membership.rejoin(state, key) : Membership.recovery(state, key));
         return state;
-    }
-
-    /** The disk's own record wins over configuration: role, name, cluster, what ran. */
-    static Membership membership(NodeState state, byte[] key, Via via) {
-        BootstrapStatus.Role role = BootstrapStatus.Role.CONTROL_PLANE.label().equals(state.role())
-                ? BootstrapStatus.Role.CONTROL_PLANE : BootstrapStatus.Role.WORKER;
-        byte[] discoveryKey = state.discoveryKeyBase64() == null ? new byte[0] : Base64.getDecoder().decode(state.discoveryKeyBase64());
-        return new Membership(via, role, state.nodeName(), HexFormat.of().parseHex(state.clusterIdHex()), key, discoveryKey,
-                new KubernetesPlan.Restart(state.kubernetes()),
-                state.nodeLocalServices() ? new ServicesPlan.RestartNodeLocal() : new ServicesPlan.None(), null, state,
-                state.member() == null ? null : state.member().credentials());
     }
 }

@@ -2,7 +2,9 @@ package dev.sextant.nodeboot.unlock;
 
 import dev.sextant.atls.AtlsContexts;
 import dev.sextant.atls.AtlsServers;
+import dev.sextant.atls.ClientVerification;
 import dev.sextant.atls.HandshakeLimits;
+import dev.sextant.atls.OwnAttestation;
 import dev.sextant.attestation.issue.Attester;
 import io.grpc.Server;
 import io.grpc.netty.NettyServerBuilder;
@@ -31,7 +33,8 @@ public final class RecoveryServer implements AutoCloseable {
 
     public static RecoveryServer start(int port, Attester attester, RecoveryEndpoint endpoint) throws IOException {
         Server server = AtlsServers.secure(NettyServerBuilder.forAddress(new InetSocketAddress(port)),
-                        AtlsContexts.server(attester, null), HandshakeLimits.defaults())
+                        AtlsContexts.server(OwnAttestation.by(attester), ClientVerification.anonymous()),
+                        HandshakeLimits.defaults())
                 .maxInboundMessageSize(MAX_MESSAGE_BYTES)
                 .addService(endpoint)
                 .build()

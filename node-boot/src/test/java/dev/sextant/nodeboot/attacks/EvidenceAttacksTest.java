@@ -2,6 +2,9 @@ package dev.sextant.nodeboot.attacks;
 
 import com.google.protobuf.ByteString;
 import dev.sextant.atls.AtlsContexts;
+import dev.sextant.atls.ClientVerification;
+import dev.sextant.atls.OwnAttestation;
+import dev.sextant.atls.ServerVerification;
 import dev.sextant.attestation.Variant;
 import dev.sextant.attestation.issue.AttestationException;
 import dev.sextant.attestation.issue.Attester;
@@ -106,9 +109,9 @@ class EvidenceAttacksTest implements TestPropertyProvider {
             + " join service: refused in the handshake as made for another purpose, nothing is served")
     void relayAsClient() throws Exception {
         RecordingVerifier joinServiceSide = new RecordingVerifier(trustsTheNode);
-        try (TargetServer joinService = new TargetServer(AtlsContexts.server(null, joinServiceSide))) {
-            try (NodeChannel toNode = nodeChannel(AtlsContexts.client(null, null))) {
-                SslContext attacker = AtlsContexts.client(new RelayThroughVerifyService(toNode.channel()), null);
+        try (TargetServer joinService = new TargetServer(AtlsContexts.server(OwnAttestation.none(), ClientVerification.by(joinServiceSide)))) {
+            try (NodeChannel toNode = nodeChannel(AtlsContexts.client(OwnAttestation.none(), ServerVerification.insecureAcceptAnyServer()))) {
+                SslContext attacker = AtlsContexts.client(OwnAttestation.by(new RelayThroughVerifyService(toNode.channel())), ServerVerification.insecureAcceptAnyServer());
                 assertThrows(StatusRuntimeException.class, () -> joinService.call(attacker));
             }
             assertEquals(Reason.WRONG_PURPOSE, joinServiceSide.rejection().reason(), joinServiceSide.rejection()::toString);
@@ -120,10 +123,10 @@ class EvidenceAttacksTest implements TestPropertyProvider {
     @DisplayName("relay as server: a TPM-less attacker serves aTLS with the node's VerifyService quote to an operator's"
             + " init/verify client: refused in the handshake as made for another purpose, nothing is sent")
     void relayAsServer() throws Exception {
-        try (NodeChannel toNode = nodeChannel(AtlsContexts.client(null, null));
-             TargetServer impostor = new TargetServer(AtlsContexts.server(new RelayThroughVerifyService(toNode.channel()), null))) {
+        try (NodeChannel toNode = nodeChannel(AtlsContexts.client(OwnAttestation.none(), ServerVerification.insecureAcceptAnyServer()));
+             TargetServer impostor = new TargetServer(AtlsContexts.server(OwnAttestation.by(new RelayThroughVerifyService(toNode.channel())), ClientVerification.anonymous()))) {
             RecordingVerifier operatorSide = new RecordingVerifier(trustsTheNode);
-            assertThrows(StatusRuntimeException.class, () -> impostor.call(AtlsContexts.client(null, operatorSide)));
+            assertThrows(StatusRuntimeException.class, () -> impostor.call(AtlsContexts.client(OwnAttestation.none(), ServerVerification.by(operatorSide))));
             assertEquals(Reason.WRONG_PURPOSE, operatorSide.rejection().reason(), operatorSide.rejection()::toString);
             assertEquals(0, impostor.served.get(), "the operator's request reached the impostor");
         }
@@ -135,20 +138,20 @@ class EvidenceAttacksTest implements TestPropertyProvider {
     void floodWhileVerifiedAndJoining() throws Exception {
         RecordingVerifier joinServiceSide = new RecordingVerifier(trustsTheNode);
         ExecutorService flood = Executors.newFixedThreadPool(60);
-        try (TargetServer joinService = new TargetServer(AtlsContexts.server(null, joinServiceSide))) {
+        try (TargetServer joinService = new TargetServer(AtlsContexts.server(OwnAttestation.none(), ClientVerification.by(joinServiceSide)))) {
             List<Future<Boolean>> bogus = new ArrayList<>();
             SSLContext anyServer = anyServerTls();
             for (int i = 0; i < 60; i++) {
                 bogus.add(flood.submit(() -> bogusHandshake(anyServer)));
             }
             RecordingVerifier operatorSide = new RecordingVerifier(trustsTheNode);
-            try (NodeChannel verified = nodeChannel(AtlsContexts.client(null, operatorSide))) {
+            try (NodeChannel verified = nodeChannel(AtlsContexts.client(OwnAttestation.none(), ServerVerification.by(operatorSide)))) {
                 GetAttestationResponse answer = VerifyServiceGrpc.newBlockingStub(verified.channel())
                         .withDeadlineAfter(30, TimeUnit.SECONDS).getAttestation(request(nonce()));
                 assertTrue(answer.hasAttestation());
             }
             assertNotNull(operatorSide.accepted.get(), "the operator verified the node during the flood");
-            joinService.call(AtlsContexts.client(nodeAttester, null));
+            joinService.call(AtlsContexts.client(OwnAttestation.by(nodeAttester), ServerVerification.insecureAcceptAnyServer()));
             assertEquals(1, joinService.served.get(), "the node joined during the flood");
             long refused = 0;
             for (Future<Boolean> f : bogus) {

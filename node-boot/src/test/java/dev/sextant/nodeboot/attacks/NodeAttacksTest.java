@@ -1,6 +1,7 @@
 package dev.sextant.nodeboot.attacks;
 
 import com.google.protobuf.ByteString;
+import dev.sextant.atls.ServerVerification;
 import dev.sextant.attestation.testkit.SoftwareTpmAttester;
 import dev.sextant.attestation.verify.AkTrust;
 import dev.sextant.attestation.verify.DocumentVerifier;
@@ -8,7 +9,6 @@ import dev.sextant.attestation.verify.VerifierPolicy;
 import dev.sextant.nodeboot.bringup.FakeKubernetes;
 import dev.sextant.nodeboot.bringup.KubernetesPlan;
 import dev.sextant.nodeboot.bringup.Membership;
-import dev.sextant.nodeboot.bringup.ServicesPlan;
 import dev.sextant.nodeboot.bringup.TestNode;
 import dev.sextant.nodeboot.bringup.Via;
 import dev.sextant.nodeboot.diskcrypt.FakeLuks;
@@ -28,7 +28,7 @@ import dev.sextant.nodeboot.kubernetes.DriverResult;
 import dev.sextant.nodeboot.bringup.BootstrapStatus;
 import dev.sextant.nodeboot.lifecycle.LifecycleSettings;
 import dev.sextant.nodeboot.lifecycle.ProcessExit;
-import dev.sextant.nodeboot.unlock.BootUnlock;
+import dev.sextant.nodeboot.start.BootUnlock;
 import dev.sextant.nodeboot.unlock.DiskUnlocker;
 import dev.sextant.nodeboot.unlock.RecoverySettings;
 import dev.sextant.nodeboot.unlock.UnlockRefused;
@@ -91,9 +91,9 @@ class NodeAttacksTest {
     private JoinOutcome joinTwice(TestNode node, TestJoinService service) throws Exception {
         AtomicInteger rounds = new AtomicInteger();
         JoinClient[] client = new JoinClient[1];
-        client[0] = new JoinClient(new JoinClient.Node("worker-0", false, true, node.disk::freshUuid),
+        client[0] = new JoinClient(new JoinClient.Node("worker-0", false, true, node.disk::prepareFresh),
                 new StaticDiscovery(List.of(service.endpoint())),
-                new AtlsJoinTransport(nodeTpm, verifierOf(serviceTpm), Duration.ofSeconds(5)), node.lock, node.bringUp,
+                new AtlsJoinTransport(nodeTpm, ServerVerification.by(verifierOf(serviceTpm)), Duration.ofSeconds(5)), node.lock, node.bringUp,
                 new Backoff(Duration.ofMillis(1), Duration.ofMillis(1), () -> 0.0), d -> {
                     if (rounds.incrementAndGet() >= 2) {
                         client[0].stop();
@@ -173,7 +173,7 @@ class NodeAttacksTest {
             impostor.rejoinKey = TestJoinService.STATE_DISK_KEY;
             AtomicInteger rounds = new AtomicInteger();
             var unlock = new BootUnlock(new DiskUnlocker(rebooted.disk, rebooted.stateFile), new StaticDiscovery(List.of(impostor.endpoint())),
-                    new AtlsJoinTransport(nodeTpm, verifierOf(serviceTpm), Duration.ofSeconds(5)), nodeTpm, new RecoverySettings(0),
+                    new AtlsJoinTransport(nodeTpm, ServerVerification.by(verifierOf(serviceTpm)), Duration.ofSeconds(5)), nodeTpm, new RecoverySettings(0),
                     new Backoff(Duration.ofMillis(10), Duration.ofMillis(10), () -> 1.0), d -> {
                         rounds.incrementAndGet();
                         Thread.sleep(d.toMillis());
@@ -273,11 +273,11 @@ class NodeAttacksTest {
     /** A worker that joined: its disk holds the ticket's key and its node state. */
     private TestNode joinedWorker() throws Exception {
         TestNode node = node();
-        node.disk.freshUuid();
-        node.bringUp.run(new Membership(Via.JOIN, BootstrapStatus.Role.WORKER, "worker-0",
+        node.disk.prepareFresh();
+        node.bringUp.run(Membership.join(BootstrapStatus.Role.WORKER, "worker-0",
                 ClusterKeys.clusterId(TestJoinService.MEASUREMENT_SECRET, TestJoinService.MEASUREMENT_SALT),
-                TestJoinService.STATE_DISK_KEY, TestJoinService.DISCOVERY_KEY, new KubernetesPlan.None(), new ServicesPlan.None(),
-                null, null, null), (step, detail) -> { });
+                TestJoinService.STATE_DISK_KEY, TestJoinService.DISCOVERY_KEY, new KubernetesPlan.None(), null),
+                (step, detail) -> { });
         assertTrue(node.luks.initialized());
         return node;
     }

@@ -76,9 +76,10 @@ public final class TestNode implements AutoCloseable {
                 services.getLocalPort(), services.getLocalPort(), "", Duration.ofSeconds(5)), units);
         var dataVolumes = new DataVolumes(new DataVolumeSettings(false, "", "cp", "", dir, dir, dir, "x", dir,
                 Duration.ofMinutes(1), 8192, 4), (argv, stdin) -> { throw new AssertionError("no data volume"); });
-        this.bringUp = new BringUp(lock, disk, diskSettings, stateFile, dataVolumes, kubernetes, nodeLocal,
-                new KubernetesServices(new KubernetesSettings("sextant/join-service@sha256:" + "a".repeat(64), "sextant/kms@sha256:" + "b".repeat(64), 30090)),
-                DiscoveryResume.disabled(), failure, () -> AK_NAME);
+        var clusterServices = new ServicesStep(nodeLocal, new KubernetesServices(new KubernetesSettings(
+                "sextant/join-service@sha256:" + "a".repeat(64), "sextant/kms@sha256:" + "b".repeat(64), 30090)), () -> AK_NAME);
+        this.bringUp = new BringUp(lock, new MemberDisk(disk, diskSettings, stateFile), dataVolumes, kubernetes, clusterServices,
+                DiscoveryResume.disabled(), failure);
     }
 
     /** The console the failure handler writes to ("" when nothing failed). */

@@ -2,6 +2,8 @@ package dev.sextant.nodeboot.initserver;
 
 import com.google.protobuf.ByteString;
 import dev.sextant.atls.AtlsContexts;
+import dev.sextant.atls.OwnAttestation;
+import dev.sextant.atls.ServerVerification;
 import dev.sextant.attestation.Variant;
 import dev.sextant.attestation.policy.ExpectedValue;
 import dev.sextant.attestation.policy.Measurements;
@@ -137,7 +139,7 @@ class InitEndpointTest implements TestPropertyProvider {
         var pcr16 = new Measurements(Variant.QEMU_VTPM, new TreeMap<>(Map.of(16, new ExpectedValue(new byte[32], false))));
         var verifier = new DocumentVerifier(new VerifierPolicy(pcr16, AkTrust.ekCa(List.of(swtpm.ca().certificate()))));
         channel = NettyChannelBuilder.forAddress("127.0.0.1", server.getPort())
-                .sslContext(AtlsContexts.client(null, verifier)).build();
+                .sslContext(AtlsContexts.client(OwnAttestation.none(), ServerVerification.by(verifier))).build();
     }
 
     @AfterAll

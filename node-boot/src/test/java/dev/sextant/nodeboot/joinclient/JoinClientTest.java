@@ -2,6 +2,7 @@ package dev.sextant.nodeboot.joinclient;
 
 import dev.sextant.nodeboot.retry.Backoff;
 import dev.sextant.nodeboot.retry.Sleeper;
+import dev.sextant.atls.ServerVerification;
 import dev.sextant.attestation.Variant;
 import dev.sextant.attestation.policy.ExpectedValue;
 import dev.sextant.attestation.policy.Measurements;
@@ -100,7 +101,7 @@ class JoinClientTest {
         }
     }
 
-    private Node node(TestJoinService service, DocumentVerifier serviceVerifier, int maxRounds) throws Exception {
+    private Node node(TestJoinService service, ServerVerification joinService, int maxRounds) throws Exception {
         StandInK3s k3s = StandInK3s.create(Files.createDirectories(dir.resolve("k3s-" + boots.size())), 0);
         TestNode boot = new TestNode(Files.createDirectories(dir.resolve("node-" + boots.size())), new FakeLuks(),
                 new TpmPcrMarker(swtpm.client()), new K3sDriver(k3s.settings()));
@@ -113,9 +114,9 @@ class JoinClientTest {
                 self[0].stop();
             }
         };
-        self[0] = new JoinClient(new JoinClient.Node("node-b", false, true, boot.disk::freshUuid),
+        self[0] = new JoinClient(new JoinClient.Node("node-b", false, true, boot.disk::prepareFresh),
                 new StaticDiscovery(List.of(service.endpoint())),
-                new AtlsJoinTransport(attester, serviceVerifier, Duration.ofSeconds(10)), boot.lock, boot.bringUp,
+                new AtlsJoinTransport(attester, joinService, Duration.ofSeconds(10)), boot.lock, boot.bringUp,
                 new Backoff(Duration.ofSeconds(1), Duration.ofSeconds(30), () -> 0.5), recording);
         return new Node(self[0], boot.lock, sleeps, k3s, boot);
     }
@@ -124,7 +125,7 @@ class JoinClientTest {
     @DisplayName("a node with a wrong measurement is refused in the handshake, round after round, with growing waits")
     void wrongMeasurementKeepsBeingRefused() throws Exception {
         try (var service = new TestJoinService(null, policy((byte) 0x11))) {
-            Node node = node(service, null, 7);
+            Node node = node(service, ServerVerification.insecureAcceptAnyServer(), 7);
             var outcome = node.client().run();
             assertInstanceOf(JoinOutcome.Stopped.class, outcome);
             assertEquals(7, service.refusedHandshakes.get(), "every round's handshake was refused by the service");
@@ -140,7 +141,7 @@ class JoinClientTest {
     void goodNodeJoins() throws Exception {
         byte[] before = swtpm.client().pcr().readAll(TpmAlg.SHA256).get(15);
         try (var service = new TestJoinService(null, policy((byte) 0))) {
-            Node node = node(service, null, 3);
+            Node node = node(service, ServerVerification.insecureAcceptAnyServer(), 3);
             var outcome = node.client().run();
             assertInstanceOf(JoinOutcome.Joined.class, outcome, outcome.toString());
             assertEquals(LockHolder.JOIN, node.lock().holder().orElseThrow());
@@ -176,10 +177,10 @@ class JoinClientTest {
     @DisplayName("mutual: a node that verifies the join service refuses one whose attestation fails its policy")
     void nodeRefusesUnverifiedService() throws Exception {
         try (var service = new TestJoinService(attester, policy((byte) 0))) {
-            Node node = node(service, policy((byte) 0x22), 2);
+            Node node = node(service, ServerVerification.by(policy((byte) 0x22)), 2);
             assertInstanceOf(JoinOutcome.Stopped.class, node.client().run());
             assertEquals(List.of(), service.requests, "the node sent no CSR to an unverified service");
-            Node trusting = node(service, policy((byte) 0), 2);
+            Node trusting = node(service, ServerVerification.by(policy((byte) 0)), 2);
             assertInstanceOf(JoinOutcome.Joined.class, trusting.client().run(), "the same service passes the right policy");
         }
     }
@@ -190,7 +191,7 @@ class JoinClientTest {
         try (var service = new TestJoinService(null, policy((byte) 0))) {
             service.ticket = TestJoinService.ticket().toBuilder().setStateDiskKey(com.google.protobuf.ByteString.copyFrom(new byte[16]))
                     .clearK3S().build();
-            Node node = node(service, null, 2);
+            Node node = node(service, ServerVerification.insecureAcceptAnyServer(), 2);
             assertInstanceOf(JoinOutcome.Stopped.class, node.client().run());
             assertEquals(2, service.requests.size(), "asked again each round");
             assertTrue(node.lock().holder().isEmpty(), "the node stays fresh");
@@ -203,7 +204,7 @@ class JoinClientTest {
     @DisplayName("the join path stops without calling anyone once init holds the lock")
     void stopsWhenInitHasTheLock() throws Exception {
         try (var service = new TestJoinService(null, policy((byte) 0))) {
-            Node node = node(service, null, 3);
+            Node node = node(service, ServerVerification.insecureAcceptAnyServer(), 3);
             node.lock().tryLockOnce(LockHolder.INIT, new byte[32]);
             var outcome = node.client().run();
             assertEquals(new JoinOutcome.Stopped("node is already locked by init"), outcome);

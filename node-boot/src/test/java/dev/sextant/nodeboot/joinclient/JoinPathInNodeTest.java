@@ -2,6 +2,8 @@ package dev.sextant.nodeboot.joinclient;
 
 import com.google.protobuf.ByteString;
 import dev.sextant.atls.AtlsContexts;
+import dev.sextant.atls.OwnAttestation;
+import dev.sextant.atls.ServerVerification;
 import dev.sextant.attestation.Variant;
 import dev.sextant.attestation.testkit.ScratchDirs;
 import dev.sextant.attestation.testkit.SoftwareTpmAttester;
@@ -129,7 +131,7 @@ class JoinPathInNodeTest implements TestPropertyProvider {
         assertEquals("node-b", joinService.requests.get(0).getNodeName());
 
         ManagedChannel channel = NettyChannelBuilder.forAddress("127.0.0.1", server.getPort())
-                .sslContext(AtlsContexts.client(null, null)).build();
+                .sslContext(AtlsContexts.client(OwnAttestation.none(), ServerVerification.insecureAcceptAnyServer())).build();
         try {
             List<InitResponse> received = new ArrayList<>();
             InitServiceGrpc.newBlockingStub(channel).init(InitRequest.newBuilder()

@@ -2,6 +2,8 @@ package dev.sextant.nodeboot.joinclient;
 
 import com.google.protobuf.ByteString;
 import dev.sextant.atls.AtlsContexts;
+import dev.sextant.atls.ClientVerification;
+import dev.sextant.atls.OwnAttestation;
 import dev.sextant.attestation.issue.Attester;
 import dev.sextant.attestation.verify.AttestationRejected;
 import dev.sextant.attestation.verify.AttestationVerifier;
@@ -65,7 +67,9 @@ public final class TestJoinService extends JoinServiceGrpc.JoinServiceImplBase i
             }
         };
         server = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", port))
-                .sslContext(AtlsContexts.server(attesterOrNull, counting)).addService(this).build().start();
+                .sslContext(AtlsContexts.server(attesterOrNull == null ? OwnAttestation.none() : OwnAttestation.by(attesterOrNull),
+                        ClientVerification.by(counting)))
+                .addService(this).build().start();
     }
 
     public Endpoint endpoint() {
@@ -112,10 +116,7 @@ public final class TestJoinService extends JoinServiceGrpc.JoinServiceImplBase i
                     + " is not bound to this AK").asRuntimeException());
             return;
         }
-        response.onNext(IssueRejoinTicketResponse.newBuilder().setStateDiskKey(ByteString.copyFrom(key))
-                .setMeasurementSecret(ByteString.copyFrom(MEASUREMENT_SECRET))
-                .setMeasurementSalt(ByteString.copyFrom(MEASUREMENT_SALT))
-                .setDiscoveryKey(ByteString.copyFrom(DISCOVERY_KEY)).build());
+        response.onNext(IssueRejoinTicketResponse.newBuilder().setStateDiskKey(ByteString.copyFrom(key)).build());
         response.onCompleted();
     }
 

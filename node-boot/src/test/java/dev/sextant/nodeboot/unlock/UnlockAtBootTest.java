@@ -2,6 +2,8 @@ package dev.sextant.nodeboot.unlock;
 
 import com.google.protobuf.ByteString;
 import dev.sextant.atls.AtlsContexts;
+import dev.sextant.atls.OwnAttestation;
+import dev.sextant.atls.ServerVerification;
 import dev.sextant.attestation.testkit.FreePorts;
 import dev.sextant.attestation.testkit.SoftwareTpmAttester;
 import dev.sextant.attestation.verify.AkTrust;
@@ -13,7 +15,6 @@ import dev.sextant.nodeboot.bringup.KubernetesPlan;
 import dev.sextant.keys.member.MemberCredentials;
 import dev.sextant.nodeboot.bringup.Membership;
 import dev.sextant.nodeboot.endpointdiscovery.TestMembers;
-import dev.sextant.nodeboot.bringup.ServicesPlan;
 import dev.sextant.nodeboot.bringup.TestNode;
 import dev.sextant.nodeboot.bringup.Via;
 import dev.sextant.nodeboot.diskcrypt.FakeLuks;
@@ -23,6 +24,7 @@ import dev.sextant.nodeboot.initserver.InitSettings;
 import dev.sextant.nodeboot.initserver.NodeIdentity;
 import dev.sextant.nodeboot.joinclient.AtlsJoinTransport;
 import dev.sextant.nodeboot.retry.Backoff;
+import dev.sextant.nodeboot.start.BootUnlock;
 import dev.sextant.nodeboot.joinclient.TestJoinService;
 import dev.sextant.nodeboot.keys.ClusterKeys;
 import dev.sextant.nodeboot.kubernetes.DriverResult;
@@ -88,17 +90,17 @@ class UnlockAtBootTest {
     private BringUpOutcome.Bootstrapped joinedWorker() throws Exception {
         node = new TestNode(dir, new FakeLuks(), pcr15::add, new FakeKubernetes(new DriverResult.Started(new byte[0])));
         byte[] clusterId = ClusterKeys.clusterId(TestJoinService.MEASUREMENT_SECRET, TestJoinService.MEASUREMENT_SALT);
-        node.disk.freshUuid();
-        var membership = new Membership(Via.JOIN, BootstrapStatus.Role.WORKER, "worker-0", clusterId,
+        node.disk.prepareFresh();
+        var membership = Membership.join(BootstrapStatus.Role.WORKER, "worker-0", clusterId,
                 TestJoinService.STATE_DISK_KEY, TestJoinService.DISCOVERY_KEY,
                 new KubernetesPlan.Join(new JoinSettings("worker-0", "https://10.0.2.2:6443", "K10cafe::abcdef.0123", false)),
-                new ServicesPlan.None(), null, null, MEMBER);
+                MEMBER);
         return (BringUpOutcome.Bootstrapped) node.bringUp.run(membership, (step, detail) -> { });
     }
 
     private BootUnlock unlock(List<dev.sextant.nodeboot.joinservices.Endpoint> services, int recoveryPort) throws Exception {
         return new BootUnlock(new DiskUnlocker(node.disk, node.stateFile), new StaticDiscovery(services),
-                new AtlsJoinTransport(nodeTpm, verifierOf(serviceTpm), Duration.ofSeconds(5)), nodeTpm,
+                new AtlsJoinTransport(nodeTpm, ServerVerification.by(verifierOf(serviceTpm)), Duration.ofSeconds(5)), nodeTpm,
                 new RecoverySettings(recoveryPort), new Backoff(Duration.ofMillis(20), Duration.ofMillis(100), () -> 1.0),
                 d -> {
                     rounds.incrementAndGet();
@@ -158,10 +160,10 @@ class UnlockAtBootTest {
     @DisplayName("a node that rebooted before it ever joined (disk formatted, never initialized) is not unlocked: it formats afresh")
     void neverJoinedFormatsAfresh() throws Exception {
         node = new TestNode(dir, new FakeLuks(), pcr15::add, FakeKubernetes.absent());
-        node.disk.freshUuid();
+        node.disk.prepareFresh();
         node = node.reboot(pcr15::add, FakeKubernetes.absent());
         assertFalse(node.disk.holdsInitializedCluster(), "no unlock at this boot");
-        node.disk.freshUuid();
+        node.disk.prepareFresh();
         assertEquals(List.of("luksFormat"), node.luks.commands().stream().filter("luksFormat"::equals).toList(),
                 "formatted afresh with a new boot passphrase");
         assertTrue(node.disk.formattedThisBoot(), "so a failure of this boot may reset it");
@@ -202,7 +204,7 @@ class UnlockAtBootTest {
         int port = FreePorts.loopback();
         var waiting = awaitInBackground(unlock(List.of(), port), true);
         ManagedChannel channel = NettyChannelBuilder.forAddress("127.0.0.1", port)
-                .sslContext(AtlsContexts.client(null, verifierOf(nodeTpm))).build();
+                .sslContext(AtlsContexts.client(OwnAttestation.none(), ServerVerification.by(verifierOf(nodeTpm)))).build();
         try {
             var stub = RecoveryServiceGrpc.newBlockingStub(channel).withDeadlineAfter(20, TimeUnit.SECONDS);
             RecoveryStatusResponse status = awaitStatus(channel);

@@ -10,6 +10,8 @@ import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import dev.sextant.atls.AtlsContexts;
+import dev.sextant.atls.OwnAttestation;
+import dev.sextant.atls.ServerVerification;
 import dev.sextant.attestation.Variant;
 import dev.sextant.attestation.policy.ExpectedValue;
 import dev.sextant.attestation.policy.Measurements;
@@ -78,7 +80,7 @@ class VerifyEndpointTest implements TestPropertyProvider {
             return state;
         };
         channel = NettyChannelBuilder.forAddress("127.0.0.1", server.getPort())
-                .sslContext(AtlsContexts.client(null, recording)).build();
+                .sslContext(AtlsContexts.client(OwnAttestation.none(), ServerVerification.by(recording))).build();
     }
 
     @AfterAll

@@ -1,12 +1,12 @@
-package dev.sextant.nodeboot.unlock;
+package dev.sextant.nodeboot.joinclient;
 
 import dev.sextant.nodeboot.bringup.Via;
 import dev.sextant.nodeboot.joinservices.ControlPlaneDiscovery;
 import dev.sextant.nodeboot.joinservices.Endpoint;
 import dev.sextant.nodeboot.retry.Backoff;
-import dev.sextant.nodeboot.joinclient.RejoinTransport;
 import dev.sextant.nodeboot.retry.Sleeper;
-import dev.sextant.nodeboot.joinclient.TicketCheck;
+import dev.sextant.nodeboot.unlock.DiskUnlocker;
+import dev.sextant.nodeboot.unlock.UnlockRefused;
 import dev.sextant.proto.v1.IssueRejoinTicketRequest;
 import dev.sextant.proto.v1.IssueRejoinTicketResponse;
 import io.grpc.StatusRuntimeException;
@@ -18,10 +18,12 @@ import java.time.Duration;
 import java.util.List;
 
 /**
- * Asks the join services the node knows for its disk key (IssueRejoinTicket over mutual aTLS),
- * round after round with full-jitter backoff, until a key opens the disk or the disk stops waiting
- * (recovery won). A service that is down, refuses, or hands out a key that does not open the disk
- * costs one round: the node never formats and never gives up.
+ * The rejoin path of a rebooted node, beside the join path ({@link JoinClient}) because both ask
+ * the join service: it asks the services the node knows for its disk key (IssueRejoinTicket over
+ * mutual aTLS), round after round with full-jitter backoff, until a key opens the disk
+ * ({@link DiskUnlocker}) or the disk stops waiting (recovery won). A service that is down,
+ * refuses, or hands out a key that does not open the disk costs one round: the node never formats
+ * and never gives up.
  */
 public final class RejoinClient {
     private static final Logger LOG = LoggerFactory.getLogger(RejoinClient.class);

@@ -1,11 +1,16 @@
-package dev.sextant.nodeboot.unlock;
+package dev.sextant.nodeboot.start;
 
 import dev.sextant.attestation.issue.Attester;
 import dev.sextant.nodeboot.bringup.Membership;
+import dev.sextant.nodeboot.joinclient.RejoinClient;
+import dev.sextant.nodeboot.joinclient.RejoinTransport;
 import dev.sextant.nodeboot.joinservices.ControlPlaneDiscovery;
 import dev.sextant.nodeboot.retry.Backoff;
-import dev.sextant.nodeboot.joinclient.RejoinTransport;
 import dev.sextant.nodeboot.retry.Sleeper;
+import dev.sextant.nodeboot.unlock.DiskUnlocker;
+import dev.sextant.nodeboot.unlock.RecoveryEndpoint;
+import dev.sextant.nodeboot.unlock.RecoveryServer;
+import dev.sextant.nodeboot.unlock.RecoverySettings;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -15,7 +20,9 @@ import java.util.concurrent.ExecutionException;
 /**
  * Unlock at boot (the reference's disk-mapper, notes §1.9): a node whose state disk holds an
  * initialized cluster disk races rejoin against recovery (control planes only); the first key that
- * opens the disk wins and the other stops. Nothing else touches the disk meanwhile.
+ * opens the disk wins and the other stops. Nothing else touches the disk meanwhile. It sits beside
+ * {@link BootStarter}, which chooses this way, above the two it races: the {@link RejoinClient}
+ * asks the join service like the join path does, the {@link RecoveryServer} waits for the operator.
  */
 public final class BootUnlock {
     private static final Logger LOG = LoggerFactory.getLogger(BootUnlock.class);

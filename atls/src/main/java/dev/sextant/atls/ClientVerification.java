@@ -1,0 +1,36 @@
+package dev.sextant.atls;
+
+import dev.sextant.attestation.verify.AttestationVerifier;
+
+import java.util.Objects;
+
+/** What an aTLS server asks of its clients. */
+public sealed interface ClientVerification {
+    /**
+     * Every client must present a certificate whose attestation {@code verifier} accepts, inside
+     * the handshake: a client that fails never reaches a method, and the verified state is what
+     * {@link PeerAttestation} hands the service.
+     */
+    static ClientVerification by(AttestationVerifier verifier) {
+        return new Required(verifier);
+    }
+
+    /**
+     * No client certificate is asked for: a server-attested service (the node's verify, init and
+     * recovery ports), whose callers verify the server and prove themselves, where they must, in
+     * the call itself (the init secret, the disk key). {@link AtlsServerInterceptor} with
+     * attestation required refuses every call on such a server.
+     */
+    static ClientVerification anonymous() {
+        return new Anonymous();
+    }
+
+    record Required(AttestationVerifier verifier) implements ClientVerification {
+        public Required {
+            Objects.requireNonNull(verifier, "verifier (use ClientVerification.anonymous() for a server-attested service)");
+        }
+    }
+
+    record Anonymous() implements ClientVerification {
+    }
+}

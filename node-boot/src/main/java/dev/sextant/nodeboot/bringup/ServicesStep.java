@@ -1,0 +1,79 @@
+package dev.sextant.nodeboot.bringup;
+
+import dev.sextant.clusterservices.InitNodeBinding;
+import dev.sextant.nodeboot.clusterservices.ClusterServicesException;
+import dev.sextant.nodeboot.clusterservices.KubernetesServices;
+import dev.sextant.nodeboot.clusterservices.NodeLocalServices;
+import dev.sextant.nodeboot.clusterservices.ServicesInput;
+import dev.sextant.nodeboot.kubernetes.DriverResult;
+import dev.sextant.nodeboot.tpm.AkName;
+import jakarta.inject.Singleton;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * What a bring-up does with the cluster's own services (KMS, join service): deploy them at init, as
+ * Kubernetes workloads when Kubernetes started and as units of this node otherwise, with the init
+ * node's bindings claimed before the join service serves anyone; start the node's units again after
+ * a reboot; or nothing.
+ */
+@Singleton
+public final class ServicesStep {
+    private static final Logger LOG = LoggerFactory.getLogger(ServicesStep.class);
+
+    private final NodeLocalServices nodeLocal;
+    private final KubernetesServices kubernetes;
+    private final AkName akName;
+
+    public ServicesStep(NodeLocalServices nodeLocal, KubernetesServices kubernetes, AkName akName) {
+        this.nodeLocal = nodeLocal;
+        this.kubernetes = kubernetes;
+        this.akName = akName;
+    }
+
+    /**
+     * What was done, for the progress line; empty when the membership asks for nothing.
+     *
+     * @param diskUuid   this boot's first-membership state disk; empty otherwise, and on a node without one
+     * @param volumeKeys the data volumes this node holds keys for
+     */
+    Optional<String> run(Membership m, DriverResult started, byte[] kubeconfig, Optional<String> diskUuid,
+                         Map<String, String> volumeKeys) throws StepFailed, InterruptedException {
+        try {
+            if (m.services() instanceof ServicesPlan.Deploy deploy) {
+                ServicesInput input = deploy.input().withKubeconfig(kubeconfig)
+                        .withInitNode(initNodeBinding(m, diskUuid, volumeKeys));
+                return Optional.of(started instanceof DriverResult.Started ? kubernetes.deploy(input) : nodeLocal.deploy(input));
+            }
+            if (m.services() instanceof ServicesPlan.RestartNodeLocal) {
+                return Optional.of(nodeLocal.restart());
+            }
+            return Optional.empty();
+        } catch (ClusterServicesException e) {
+            throw new StepFailed("the cluster services: " + e.getMessage());
+        }
+    }
+
+    /** The init node's AK, name and disks, bound before its join service serves anyone. */
+    private InitNodeBinding initNodeBinding(Membership m, Optional<String> diskUuid, Map<String, String> volumeKeys)
+            throws StepFailed {
+        if (diskUuid.isEmpty()) {
+            LOG.warn("No state disk: the join service starts without the init node's bindings (development node)");
+            return null;
+        }
+        List<String> uuids = new ArrayList<>();
+        uuids.add(diskUuid.get());
+        uuids.addAll(volumeKeys.keySet());
+        try {
+            return new InitNodeBinding(akName.hex(), m.nodeName(), uuids);
+        } catch (IOException | IllegalArgumentException e) {
+            throw new StepFailed("the init node's bindings: " + e.getMessage());
+        }
+    }
+}
