@@ -37,7 +37,7 @@ TARGETS=(
 # The test class path of a module, for the seed generators (run with java, not as tests).
 classpath() {
   (cd "$1" && mvn -q -o dependency:build-classpath -Dmdep.includeScope=test -Dmdep.outputFile=target/fuzz-cp.txt >/dev/null)
-  echo "$1/target/test-classes:$1/target/classes:$(cat "$1/target/fuzz-cp.txt")"
+  echo "$(pwd)/$1/target/test-classes:$(pwd)/$1/target/classes:$(cat "$1/target/fuzz-cp.txt")"
 }
 
 if [ "${1:-}" = "--seeds" ]; then
@@ -51,8 +51,10 @@ if [ "${1:-}" = "--seeds" ]; then
     "$attestation_res/dev/sextant/attestation/tpmstructures/TpmStructuresFuzzTestInputs"
   java -cp "$(classpath tpm-manufacturer)" dev.sextant.tpm.attest.SwtpmFuzzSeeds "$attestation_res" "$real_boot_log"
   java -cp "$(classpath attestation)" dev.sextant.attestation.testkit.FuzzSeeds "$attestation_res" "$real_boot_log"
-  java -cp "$(classpath measured-boot)" dev.sextant.measuredboot.testing.FuzzSeeds \
-    measured-boot/src/test/resources "$attestation_res" "$scratch"
+  # From the module's directory: the Debian packages it downloads are cached in its target/peer-cache, as the tests' are.
+  cp_mb=$(classpath measured-boot)
+  (cd measured-boot && java -cp "$cp_mb" dev.sextant.measuredboot.testing.FuzzSeeds \
+    src/test/resources "../$attestation_res" "$scratch")
   find attestation/src/test/resources measured-boot/src/test/resources -path '*FuzzTestInputs/*' -type f -exec chmod 644 {} +
   for d in attestation/src/test/resources/dev measured-boot/src/test/resources/dev; do
     find "$d" -path '*FuzzTestInputs/*' -mindepth 1 -type d | sort | while read -r m; do
