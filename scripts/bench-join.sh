@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Join-service load benchmark: N = 16, 64, 256 concurrent attested joiners over
 # client-attested aTLS, each ticket a distinct machine joining for the first time (then the same
-# machines again: retried joins), bare aTLS handshakes/s, and plain mutual TLS handshakes/s measured in
-# the same run (the ratios, the JVM's CPU per call with the JIT compilers' part and the cores kept busy
+# machines again: retried joins), bare aTLS handshakes/s, and plain mutual TLS handshakes/s (resumption
+# off, as in bench-atls's baselines and in aTLS: every call a full handshake) measured in the same run (the ratios, the JVM's CPU per call with the JIT compilers' part and the cores kept busy
 # are printed), all in one JVM on this machine; before each kind of level, calls of that kind run
 # until the JIT compilers take under 10% of the CPU (their number is fixed so none ends uncounted).
 # Last, "alternating": tickets vs bare handshakes, both at 256 joiners from new machines, in four

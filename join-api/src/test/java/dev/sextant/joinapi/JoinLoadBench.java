@@ -56,7 +56,7 @@ import org.slf4j.LoggerFactory;
  * and failures per level; bare aTLS handshakes/s (handshake + a trivial call refused before any KMS
  * or API work) from machines the verifier knows and from new ones (whose certificate paths it builds
  * first); and the same handshake-and-call over plain mutual TLS (P-256 certificates, no
- * attestation), measured in the same run, with the ratios of tickets/s to it and to the bare aTLS
+ * attestation, no resumption: built as bench-atls's baselines, {@link PlainMutualTls}), measured in the same run, with the ratios of tickets/s to it and to the bare aTLS
  * rate (issue 16: tickets at 256 joiners ≥ 0.8 × bare aTLS): to the known machines' rate, the
  * stricter one, and to the new machines', whose handshake is the one a joining machine makes; and
  * last, the same ratio with both kinds at 256 joiners in alternating slices ({@link #alternating}).
@@ -154,7 +154,10 @@ public final class JoinLoadBench {
                     // The seen machines' first handshakes and joins: their certificate paths are built here.
                     measure("first joins", 16, port, new Calls(seen, JoinLoadBench::join), 0, WARM_UP);
                     warmUp(64, plain.port(), plainCalls, NO_RESET);
+                    long checked = plain.peerChecks();
                     double mtls = measure("plain mTLS", 64, plain.port(), plainCalls, 0, perLevel);
+                    System.out.printf("  plain mTLS: %.2f peer certificates checked per call (2: a full handshake, "
+                            + "none resumed, as in aTLS)%n", (plain.peerChecks() - checked) / (double) perLevel);
                     warmUp(64, port, seenHandshakes, NO_RESET);
                     double known = measure("aTLS, known", 64, port, seenHandshakes, 0, perLevel);
                     // A machine's first handshake also builds its EK and AK certificate paths. The level
