@@ -1,7 +1,7 @@
 package dev.sextant.nodeboot.bringup;
 
 import dev.sextant.nodeboot.clusterservices.KubernetesServices;
-import dev.sextant.nodeboot.clusterservices.KubernetesSettings;
+import dev.sextant.nodeboot.clusterservices.KubernetesServicesSettings;
 import dev.sextant.nodeboot.clusterservices.NodeLocalServices;
 import dev.sextant.nodeboot.clusterservices.NodeLocalSettings;
 import dev.sextant.nodeboot.datavolume.DataVolumeSettings;
@@ -77,7 +77,7 @@ public final class TestNode implements AutoCloseable {
         var dataVolumes = new DataVolumes(new DataVolumeSettings(false, "", "cp", "", dir, dir, dir, "x", dir,
                 Duration.ofMinutes(1), 8192, 4), (argv, stdin) -> { throw new AssertionError("no data volume"); });
         this.bringUp = new BringUp(lock, disk, diskSettings, stateFile, dataVolumes, kubernetes, nodeLocal,
-                new KubernetesServices(new KubernetesSettings("sextant/join-service@sha256:" + "a".repeat(64), "sextant/kms@sha256:" + "b".repeat(64), 30090)),
+                new KubernetesServices(new KubernetesServicesSettings("sextant/join-service@sha256:" + "a".repeat(64), "sextant/kms@sha256:" + "b".repeat(64), 30090)),
                 DiscoveryResume.disabled(), failure, () -> AK_NAME);
     }
 
