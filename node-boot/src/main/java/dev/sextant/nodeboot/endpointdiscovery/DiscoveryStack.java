@@ -29,10 +29,10 @@ import java.util.List;
  * transport (FD_SOCK2, which listened on port + 100 outside the seal and answered strangers in clear
  * text, is gone). On a loaded machine FD_SOCK2 also suspected live members while nodes joined
  * (connection attempts to a neighbour's port failing), and a 3 s suspicion check let some be excluded;
- * each such split then waited a merge round of 12-24 s (issue 18).
+ * each such split then waited a merge round of one to two failure timeouts.
  */
 final class DiscoveryStack {
-    /** Builds a stack; a second implementation exists only in the benchmarks (the stack before issue 18). */
+    /** Builds a stack: {@link #build}, or in tests the same with protocols that drop or hold back messages. */
     interface Factory {
         List<Protocol> build(InetAddress bind, int port, List<InetSocketAddress> seeds, byte[] groupKey,
                              Duration failureTimeout);
@@ -49,7 +49,6 @@ final class DiscoveryStack {
         tcp.setBindAddress(bind);
         tcp.setBindPort(port);
         tcp.setValue("port_range", 0);
-        tcp.getMessageStats().enable(true);
         TCPPING ping = new TCPPING();
         ping.initialHosts(seeds);
         ping.setPortRange(0);
