@@ -2,6 +2,7 @@ package dev.sextant.atls;
 
 import dev.sextant.attestation.Purpose;
 import dev.sextant.attestation.Variant;
+import dev.sextant.attestation.digest.Sha256;
 import dev.sextant.attestation.issue.AttestationException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -71,7 +72,7 @@ final class AttestingKeyManager extends X509ExtendedKeyManager {
             KeyPair keys = minter.newKeyPair();
             byte[] document = null;
             if (own instanceof OwnAttestation.Attests attests) {
-                byte[] spkiHash = Digests.sha256(keys.getPublic().getEncoded());
+                byte[] spkiHash = Sha256.of(keys.getPublic().getEncoded());
                 document = attests.attester().attest(purpose, peerNonce.get(), spkiHash).toByteArray();
             }
             String alias = "atls-" + role + "-" + counter.incrementAndGet();

@@ -1,6 +1,7 @@
 package dev.sextant.atls;
 
 import dev.sextant.attestation.Variant;
+import dev.sextant.attestation.digest.Sha256;
 import dev.sextant.attestation.ecdsa.Ecdsa;
 import dev.sextant.attestation.verify.AttestationRejected;
 import dev.sextant.attestation.verify.Reason;
@@ -65,7 +66,7 @@ record PeerEvidence(byte[] document, byte[] spkiHash) {
         }
         try {
             return new PeerEvidence(extension.getExtnValue().getOctets(),
-                    Digests.sha256(holder.getSubjectPublicKeyInfo().getEncoded()));
+                    Sha256.of(holder.getSubjectPublicKeyInfo().getEncoded()));
         } catch (java.io.IOException | RuntimeException e) {
             throw malformed("the certificate's public key cannot be encoded", e);
         }

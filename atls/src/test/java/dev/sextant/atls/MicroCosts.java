@@ -3,6 +3,7 @@ package dev.sextant.atls;
 import dev.sextant.attestation.Purpose;
 import dev.sextant.attestation.Qualification;
 import dev.sextant.attestation.Variant;
+import dev.sextant.attestation.digest.Sha256;
 import dev.sextant.attestation.issue.Attester;
 import dev.sextant.attestation.verify.AttestationVerifier;
 
@@ -26,7 +27,7 @@ final class MicroCosts {
         byte[] nonce = new byte[32];
         new SecureRandom().nextBytes(nonce);
         KeyPair keys = minter.newKeyPair();
-        byte[] spkiHash = Digests.sha256(keys.getPublic().getEncoded());
+        byte[] spkiHash = Sha256.of(keys.getPublic().getEncoded());
         byte[] document = attester.attest(Purpose.ATLS_SERVER, nonce, spkiHash).toByteArray();
         System.out.printf("%nsingle-thread costs (ms/op, %.0f s each after as long a warm-up):%n", seconds);
         report("mint: P-256 keygen + self-signed cert (BC)", seconds,

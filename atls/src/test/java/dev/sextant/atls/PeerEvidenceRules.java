@@ -1,6 +1,7 @@
 package dev.sextant.atls;
 
 import dev.sextant.attestation.Variant;
+import dev.sextant.attestation.digest.Sha256;
 import dev.sextant.attestation.ecdsa.Ecdsa;
 import dev.sextant.attestation.verify.AttestationRejected;
 import dev.sextant.attestation.verify.Reason;
@@ -58,7 +59,7 @@ abstract class PeerEvidenceRules {
         PeerEvidence evidence = PeerEvidence.extract(new X509Certificate[] {cert}, VARIANT, now, ecdsa);
 
         assertArrayEquals(DOCUMENT, evidence.document());
-        assertArrayEquals(Digests.sha256(keys.getPublic().getEncoded()), evidence.spkiHash());
+        assertArrayEquals(Sha256.of(keys.getPublic().getEncoded()), evidence.spkiHash());
     }
 
     @Test
@@ -108,7 +109,7 @@ abstract class PeerEvidenceRules {
 
         PeerEvidence evidence = PeerEvidence.extract(new X509Certificate[] {own}, VARIANT, now, ecdsa);
 
-        assertArrayEquals(Digests.sha256(rsa.getPublic().getEncoded()), evidence.spkiHash());
+        assertArrayEquals(Sha256.of(rsa.getPublic().getEncoded()), evidence.spkiHash());
         assertMalformed(new X509Certificate[] {selfSigned(rsa.getPublic(), rsaKeys(), "SHA256withRSA")}, now);
     }
 

@@ -1,10 +1,10 @@
 package dev.sextant.attestation;
 
+import dev.sextant.attestation.digest.Sha256;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 
 /**
  * Qualifying data of a quote, shared by issuers and verifiers:
@@ -16,15 +16,11 @@ public final class Qualification {
     private Qualification() {}
 
     public static byte[] of(Purpose purpose, byte[] nonce, byte[] userData) {
-        try {
-            MessageDigest sha = MessageDigest.getInstance("SHA-256");
-            field(sha, purpose.label().getBytes(StandardCharsets.US_ASCII));
-            field(sha, nonce);
-            field(sha, userData);
-            return sha.digest();
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("SHA-256 is part of every Java platform", e);
-        }
+        MessageDigest sha = Sha256.newDigest();
+        field(sha, purpose.label().getBytes(StandardCharsets.US_ASCII));
+        field(sha, nonce);
+        field(sha, userData);
+        return sha.digest();
     }
 
     private static void field(MessageDigest sha, byte[] value) {

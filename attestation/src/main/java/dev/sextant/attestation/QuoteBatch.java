@@ -1,10 +1,9 @@
 package dev.sextant.attestation;
 
 import com.google.protobuf.ByteString;
+import dev.sextant.attestation.digest.Sha256;
 import dev.sextant.proto.v1.BatchStep;
 
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -99,14 +98,6 @@ public final class QuoteBatch {
     }
 
     private static byte[] parent(byte[] left, byte[] right) {
-        try {
-            MessageDigest sha = MessageDigest.getInstance("SHA-256");
-            sha.update(PARENT);
-            sha.update(left);
-            sha.update(right);
-            return sha.digest();
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("SHA-256 is part of every Java platform", e);
-        }
+        return Sha256.of(new byte[] {PARENT}, left, right);
     }
 }

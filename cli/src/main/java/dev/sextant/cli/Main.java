@@ -1,6 +1,6 @@
 package dev.sextant.cli;
 
-import dev.sextant.cli.failure.FailureHandler;
+import dev.sextant.cli.failure.ExecutionErrorHandler;
 import dev.sextant.cli.failure.UsageErrorHandler;
 import picocli.CommandLine;
 
@@ -14,7 +14,7 @@ public final class Main {
     /** The CLI as {@code bin/sextant} runs it, with its error path: what tests should execute too. */
     public static CommandLine commandLine() {
         return new CommandLine(new SextantCommand())
-                .setExecutionExceptionHandler(new FailureHandler())
+                .setExecutionExceptionHandler(new ExecutionErrorHandler())
                 .setParameterExceptionHandler(new UsageErrorHandler());
     }
 }

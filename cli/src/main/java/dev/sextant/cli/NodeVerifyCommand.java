@@ -4,9 +4,10 @@ import com.google.protobuf.ByteString;
 import dev.sextant.attestation.verify.AttestedState;
 import dev.sextant.cli.failure.ExitCodes;
 import dev.sextant.cli.failure.Rejections;
+import dev.sextant.cli.input.VerifierOptions;
 import dev.sextant.cli.remote.AttestedChannel;
 import dev.sextant.cli.remote.ConnectionFailures;
-import dev.sextant.cli.remote.Endpoint;
+import dev.sextant.cli.remote.NodeEndpoint;
 import dev.sextant.proto.v1.GetAttestationRequest;
 import dev.sextant.proto.v1.VerifyServiceGrpc;
 import io.grpc.StatusRuntimeException;
@@ -33,9 +34,9 @@ public final class NodeVerifyCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Option(names = "--endpoint", required = true, paramLabel = "HOST:PORT", converter = Endpoint.Converter.class,
+    @Option(names = "--endpoint", required = true, paramLabel = "HOST:PORT", converter = NodeEndpoint.Converter.class,
             description = "the node's gRPC port")
-    Endpoint endpoint;
+    NodeEndpoint endpoint;
 
     @Option(names = "--timeout", paramLabel = "SECONDS", description = "how long to wait for the node (default: ${DEFAULT-VALUE})")
     long timeoutSeconds = 30;

@@ -3,7 +3,7 @@ package dev.sextant.cli;
 import dev.sextant.cli.attest.AttestCommand;
 import dev.sextant.cli.completion.CompletionCommand;
 import dev.sextant.cli.failure.ExitCodes;
-import dev.sextant.cli.failure.FailureHandler;
+import dev.sextant.cli.failure.ExecutionErrorHandler;
 import dev.sextant.cli.init.InitCommand;
 import dev.sextant.cli.image.ImageCommand;
 import dev.sextant.cli.measurements.MeasurementsCommand;
@@ -28,7 +28,7 @@ import picocli.CommandLine.ScopeType;
                 TpmCommand.class, MeasureCommand.class, ImageCommand.class, dev.sextant.cli.upgrade.UpgradeCommand.class,
                 dev.sextant.cli.mini.MiniCommand.class, dev.sextant.cli.recover.RecoverCommand.class, CompletionCommand.class})
 public final class SextantCommand {
-    @Option(names = FailureHandler.DEBUG_OPTION, scope = ScopeType.INHERIT,
+    @Option(names = ExecutionErrorHandler.DEBUG_OPTION, scope = ScopeType.INHERIT,
             description = "on failure, also print the exception, its causes and their stack traces")
     boolean debug;
 }

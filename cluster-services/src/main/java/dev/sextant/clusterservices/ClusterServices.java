@@ -107,18 +107,19 @@ public final class ClusterServices {
     public static JoinServiceConfig joinServiceConfig(ServicesConfig config) {
         JoinServiceConfig defaults = JoinServiceConfig.defaults();
         InitNodeBinding init = config.initNode();
-        return defaults
-                .withApiServerEndpoint(config.apiServerEndpoint())
-                .withKms(new JoinServiceConfig.Kms("127.0.0.1:9000", defaults.kms().deadline()))
-                .withKubernetes(new JoinServiceConfig.Kubernetes(true, JoinServiceConfig.Distribution.K3S, Optional.empty(),
+        return defaults.toBuilder()
+                .apiServerEndpoint(config.apiServerEndpoint())
+                .kms(new JoinServiceConfig.Kms("127.0.0.1:9000", defaults.kms().deadline()))
+                .kubernetes(new JoinServiceConfig.Kubernetes(true, JoinServiceConfig.Distribution.K3S, Optional.empty(),
                         NAMESPACE, defaults.kubernetes().timeout()))
-                .withMeasurements(new JoinServiceConfig.Measurements(Path.of(JOIN_CONFIG_MOUNT + MEASUREMENTS_KEY),
+                .measurements(new JoinServiceConfig.Measurements(Path.of(JOIN_CONFIG_MOUNT + MEASUREMENTS_KEY),
                         Path.of(MEASUREMENTS_KEY_MOUNT + MEASUREMENTS_PUBLIC_KEY_KEY), defaults.measurements().pollInterval()))
-                .withMeasurementSaltFile(Path.of(JOIN_CONFIG_MOUNT + MEASUREMENT_SALT_KEY))
-                .withEkCaFile(Path.of(EK_CA_MOUNT + EK_CA_KEY))
-                .withCa(new JoinServiceConfig.Ca(Path.of(SERVICE_ACCOUNT_CA), defaults.ca().keyFile()))
-                .withAtls(new JoinServiceConfig.Atls(true, Optional.of(HOST_TPM), defaults.atls().serverEventLog()))
-                .withInitNode(Optional.of(new JoinServiceConfig.InitNode(init.akNameHex(), init.nodeName(), init.diskUuids())));
+                .measurementSaltFile(Path.of(JOIN_CONFIG_MOUNT + MEASUREMENT_SALT_KEY))
+                .ekCaFile(Path.of(EK_CA_MOUNT + EK_CA_KEY))
+                .ca(new JoinServiceConfig.Ca(Path.of(SERVICE_ACCOUNT_CA), defaults.ca().keyFile()))
+                .atls(new JoinServiceConfig.Atls(true, Optional.of(HOST_TPM), defaults.atls().serverEventLog()))
+                .initNode(Optional.of(new JoinServiceConfig.InitNode(init.akNameHex(), init.nodeName(), init.diskUuids())))
+                .build();
     }
 
     /** The KMS in the join service's pod: the master secret where the DaemonSet mounts it. */

@@ -1,11 +1,12 @@
 package dev.sextant.imagetool;
 
+import dev.sextant.attestation.digest.Sha256;
+
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 import java.util.List;
 
@@ -21,7 +22,7 @@ public final class InputDigest {
     private InputDigest() {}
 
     public static String of(List<Path> trees, List<String> strings) throws BuildException {
-        MessageDigest sha256 = sha256();
+        MessageDigest sha256 = Sha256.newDigest();
         try {
             for (Path tree : trees) {
                 hashTree(sha256, tree);
@@ -75,14 +76,6 @@ public final class InputDigest {
             byte[] b = s.getBytes(StandardCharsets.UTF_8);
             sha256.update(java.nio.ByteBuffer.allocate(4).putInt(b.length).array());
             sha256.update(b);
-        }
-    }
-
-    private static MessageDigest sha256() {
-        try {
-            return MessageDigest.getInstance("SHA-256");
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("every Java platform has SHA-256", e);
         }
     }
 }

@@ -5,6 +5,7 @@ import dev.sextant.grpcsupport.Refusal;
 import dev.sextant.joinapi.binding.InitNodeClaim;
 import dev.sextant.joinapi.identity.CallerIdentity;
 import dev.sextant.joinapi.metrics.JoinMetrics;
+import dev.sextant.joinapi.refusal.JoinRefusal;
 import dev.sextant.joinapi.ticket.TicketIssuer;
 import dev.sextant.proto.v1.IssueJoinTicketRequest;
 import dev.sextant.proto.v1.IssueJoinTicketResponse;

@@ -1,6 +1,7 @@
 package dev.sextant.joinapi;
 
 import com.google.protobuf.ByteString;
+import dev.sextant.attestation.digest.Sha256;
 import dev.sextant.proto.v1.GetDataKeysRequest;
 import dev.sextant.proto.v1.GetDataKeysResponse;
 import dev.sextant.proto.v1.KeyServiceGrpc;
@@ -39,7 +40,7 @@ public final class FakeKeyService extends KeyServiceGrpc.KeyServiceImplBase impl
     }
 
     public static byte[] keyFor(String id) {
-        return Arrays.copyOf(Hex.sha256(("key-" + id).getBytes(StandardCharsets.UTF_8)), 32);
+        return Arrays.copyOf(Sha256.of(("key-" + id).getBytes(StandardCharsets.UTF_8)), 32);
     }
 
     @Override

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.google.protobuf.ByteString;
+import dev.sextant.attestation.digest.Sha256;
 import dev.sextant.joinapi.binding.BindingStore;
 import dev.sextant.joinapi.binding.KubernetesBindingStore;
 import dev.sextant.proto.v1.IssueJoinTicketRequest;
@@ -85,8 +86,8 @@ class JoinTicketTest implements TestPropertyProvider {
         assertEquals(IssueJoinTicketResponse.KubernetesCase.K3S, t.getKubernetesCase());
         K3sJoin k3s = t.getK3S();
         assertEquals("https://10.0.0.1:6443", k3s.getServerUrl());
-        assertEquals("sha256:" + Hex.sha256Hex(cluster.ca.getPublicKey().getEncoded()), k3s.getCaCertHash());
-        String caFileHash = Hex.sha256Hex(Files.readAllBytes(cluster.dir.resolve("ca.crt")));
+        assertEquals("sha256:" + Sha256.hex(cluster.ca.getPublicKey().getEncoded()), k3s.getCaCertHash());
+        String caFileHash = Sha256.hex(Files.readAllBytes(cluster.dir.resolve("ca.crt")));
         assertTrue(k3s.getToken().matches("K10" + caFileHash + "::[a-z0-9]{6}\\.[a-z0-9]{16}"), k3s.getToken());
         assertTokenSecret(cluster, k3s.getToken().substring(k3s.getToken().indexOf("::") + 2), before);
     }

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.sextant.attestation.digest.Sha256;
 import dev.sextant.proto.v1.ControlPlaneFile;
 import dev.sextant.proto.v1.IssueJoinTicketRequest;
 import dev.sextant.proto.v1.IssueJoinTicketResponse;
@@ -59,7 +60,7 @@ class KubeadmTicketTest implements TestPropertyProvider {
         Instant before = Instant.now();
         KubeadmJoin k = join("kubeadm-a", JoinTicketTest.request(JoinTicketTest.newUuid(), "worker-a"));
         assertEquals("10.0.0.1:6443", k.getApiServerEndpoint());
-        assertEquals("sha256:" + Hex.sha256Hex(cluster.ca.getPublicKey().getEncoded()), k.getCaCertHash());
+        assertEquals("sha256:" + Sha256.hex(cluster.ca.getPublicKey().getEncoded()), k.getCaCertHash());
         assertTrue(k.getBootstrapToken().matches("[a-z0-9]{6}\\.[a-z0-9]{16}"), k.getBootstrapToken());
         JoinTicketTest.assertTokenSecret(cluster, k.getBootstrapToken(), before);
         assertEquals(0, k.getControlPlaneFilesCount());

@@ -1,5 +1,6 @@
 package dev.sextant.joinapi;
 
+import dev.sextant.attestation.digest.Sha256;
 import dev.sextant.joinapi.identity.AtlsCallerIdentity;
 import dev.sextant.joinapi.identity.CallerIdentity;
 import dev.sextant.proto.v1.JoinServiceGrpc;
@@ -58,7 +59,7 @@ public class TestCaller implements CallerIdentity, ServerInterceptor {
     public static byte[] ak(String machine) {
         byte[] name = new byte[34];
         name[1] = 0x0b; // TPM_ALG_SHA256 nameAlg, as a real AK name starts
-        System.arraycopy(Hex.sha256(machine.getBytes()), 0, name, 2, 32);
+        System.arraycopy(Sha256.of(machine.getBytes()), 0, name, 2, 32);
         return name;
     }
 }

@@ -2,7 +2,6 @@ package dev.sextant.serviceconfig;
 
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Locale;
@@ -10,13 +9,13 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Properties;
-import java.util.TreeMap;
 
 /**
- * Everything the join service is configured with, and the one place that knows its property names
- * and defaults. The bootstrapper renders it to {@code join.properties} (node-local mode), the
- * cluster services render it into the join-config ConfigMap (Kubernetes mode), and the join service
- * binds it back from its environment, so a writer and the reader cannot drift apart.
+ * Everything the join service is configured with, as typed settings, and the names of its
+ * properties. The bootstrapper renders it to {@code join.properties} (node-local mode), the cluster
+ * services render it into the join-config ConfigMap (Kubernetes mode), and the join service binds it
+ * back from its environment, all through one codec ({@link JoinServiceProperties}, which holds the
+ * defaults), so a writer and the reader cannot drift apart.
  *
  * @param ports               gRPC and management ports (absent: the service's defaults)
  * @param recordsDir          where bindings are kept when Kubernetes is absent
@@ -94,24 +93,6 @@ public record JoinServiceConfig(
             API_SERVER_ENDPOINT, KUBERNETES_VERSION, MEASUREMENT_SALT_FILE, TOKEN_TTL, MEMBER_CERTIFICATE_VALIDITY, CA_CERT_FILE, CA_KEY_FILE,
             CONTROL_PLANE_DIR, MEASUREMENTS_FILE, MEASUREMENTS_PUBLIC_KEY_FILE, MEASUREMENTS_POLL_INTERVAL,
             EK_CA_FILE, INSECURE_TRUST_ANY_AK, INIT_NODE_AK_NAME, INIT_NODE_NODE_NAME, INIT_NODE_DISK_UUIDS);
-
-    // The defaults are the paths of the Kubernetes pod (join-service-daemonset.yaml mounts them there).
-    static final String DEFAULT_RECORDS_DIR = "/var/lib/sextant/join-records";
-    static final String DEFAULT_KMS_ENDPOINT = "127.0.0.1:9000";
-    static final Duration DEFAULT_KMS_DEADLINE = Duration.ofSeconds(5);
-    static final String DEFAULT_SERVER_EVENT_LOG = "/sys/kernel/security/tpm0/binary_bios_measurements";
-    static final String DEFAULT_NAMESPACE = "kube-system";
-    static final Duration DEFAULT_KUBERNETES_TIMEOUT = Duration.ofSeconds(5);
-    static final String DEFAULT_MEASUREMENT_SALT_FILE = "/var/config/measurementSalt";
-    static final Duration DEFAULT_TOKEN_TTL = Duration.ofMinutes(15);
-    public static final Duration DEFAULT_MEMBER_CERTIFICATE_VALIDITY = Duration.ofDays(3650);
-    static final String DEFAULT_CA_CERT_FILE = "/var/run/secrets/kubernetes.io/serviceaccount/ca.crt";
-    static final String DEFAULT_CA_KEY_FILE = "/etc/kubernetes/pki/ca.key";
-    static final String DEFAULT_CONTROL_PLANE_DIR = "/etc/kubernetes/pki";
-    static final String DEFAULT_MEASUREMENTS_FILE = "/var/config/measurements/measurements.json";
-    static final String DEFAULT_MEASUREMENTS_PUBLIC_KEY_FILE = "/var/config/measurements-key/measurements.pub";
-    static final Duration DEFAULT_POLL_INTERVAL = Duration.ofSeconds(30);
-    static final String DEFAULT_EK_CA_FILE = "/var/config/ek-ca/ek-ca.pem";
 
     public JoinServiceConfig {
         Objects.requireNonNull(ports, "ports");
@@ -239,9 +220,7 @@ public record JoinServiceConfig(
     }
 
     public static JoinServiceConfig from(Properties properties) {
-        Map<String, String> map = new TreeMap<>();
-        properties.stringPropertyNames().forEach(k -> map.put(k, properties.getProperty(k)));
-        return from(map);
+        return from(PropertyReader.asMap(properties));
     }
 
     /**
@@ -251,47 +230,7 @@ public record JoinServiceConfig(
      * @throws ConfigException naming the property that is malformed
      */
     public static JoinServiceConfig from(Map<String, String> properties) {
-        PropertyReader r = new PropertyReader(properties);
-        boolean insecureAnyAk = r.bool(INSECURE_TRUST_ANY_AK, false);
-        // The EK CA default applies unless the development mode is chosen and no bundle is named.
-        Optional<Path> ekCa = r.path(EK_CA_FILE).or(() -> insecureAnyAk ? Optional.empty() : Optional.of(Path.of(DEFAULT_EK_CA_FILE)));
-        return new JoinServiceConfig(
-                ServerPorts.from(r),
-                r.path(RECORDS_DIR, DEFAULT_RECORDS_DIR),
-                new Kms(r.text(KMS_ENDPOINT, DEFAULT_KMS_ENDPOINT), r.duration(KMS_DEADLINE, DEFAULT_KMS_DEADLINE)),
-                new Atls(r.bool(ATLS_ENABLED, true), r.text(ATLS_SERVER_TPM), r.path(ATLS_SERVER_EVENT_LOG, DEFAULT_SERVER_EVENT_LOG)),
-                new Kubernetes(r.bool(KUBERNETES_ENABLED, true),
-                        Distribution.parse(r.text(KUBERNETES_DISTRIBUTION, "k3s")),
-                        r.text(KUBERNETES_BASE_PATH), r.text(KUBERNETES_NAMESPACE, DEFAULT_NAMESPACE),
-                        r.duration(KUBERNETES_TIMEOUT, DEFAULT_KUBERNETES_TIMEOUT)),
-                r.text(API_SERVER_ENDPOINT, ""),
-                r.text(KUBERNETES_VERSION, ""),
-                r.path(MEASUREMENT_SALT_FILE, DEFAULT_MEASUREMENT_SALT_FILE),
-                r.duration(TOKEN_TTL, DEFAULT_TOKEN_TTL),
-                r.duration(MEMBER_CERTIFICATE_VALIDITY, DEFAULT_MEMBER_CERTIFICATE_VALIDITY),
-                new Ca(r.path(CA_CERT_FILE, DEFAULT_CA_CERT_FILE), r.path(CA_KEY_FILE, DEFAULT_CA_KEY_FILE)),
-                r.path(CONTROL_PLANE_DIR, DEFAULT_CONTROL_PLANE_DIR),
-                new Measurements(r.path(MEASUREMENTS_FILE, DEFAULT_MEASUREMENTS_FILE),
-                        r.path(MEASUREMENTS_PUBLIC_KEY_FILE, DEFAULT_MEASUREMENTS_PUBLIC_KEY_FILE),
-                        r.duration(MEASUREMENTS_POLL_INTERVAL, DEFAULT_POLL_INTERVAL)),
-                ekCa,
-                insecureAnyAk,
-                initNode(r));
-    }
-
-    private static Optional<InitNode> initNode(PropertyReader r) {
-        Optional<String> ak = r.text(INIT_NODE_AK_NAME);
-        Optional<String> name = r.text(INIT_NODE_NODE_NAME);
-        Optional<String> disks = r.text(INIT_NODE_DISK_UUIDS);
-        if (ak.isEmpty() && name.isEmpty() && disks.isEmpty()) {
-            return Optional.empty();
-        }
-        if (ak.isEmpty() || name.isEmpty() || disks.isEmpty()) {
-            throw new ConfigException(INIT_NODE_AK_NAME + ", " + INIT_NODE_NODE_NAME + " and " + INIT_NODE_DISK_UUIDS
-                    + " must be set together");
-        }
-        List<String> uuids = Arrays.stream(disks.get().split(",")).map(String::strip).filter(s -> !s.isEmpty()).toList();
-        return Optional.of(new InitNode(ak.get(), name.get(), uuids));
+        return JoinServiceProperties.read(properties);
     }
 
     /**
@@ -299,87 +238,16 @@ public record JoinServiceConfig(
      * of its configuration. {@code from(toProperties())} equals this record.
      */
     public Map<String, String> toProperties() {
-        Map<String, String> p = new TreeMap<>();
-        ports.putInto(p);
-        p.put(RECORDS_DIR, recordsDir.toString());
-        p.put(KMS_ENDPOINT, kms.endpoint());
-        p.put(KMS_DEADLINE, PropertyReader.render(kms.deadline()));
-        p.put(ATLS_ENABLED, Boolean.toString(atls.enabled()));
-        atls.serverTpm().ifPresent(v -> p.put(ATLS_SERVER_TPM, v));
-        p.put(ATLS_SERVER_EVENT_LOG, atls.serverEventLog().toString());
-        p.put(KUBERNETES_ENABLED, Boolean.toString(kubernetes.enabled()));
-        p.put(KUBERNETES_DISTRIBUTION, kubernetes.distribution().value());
-        kubernetes.basePath().ifPresent(v -> p.put(KUBERNETES_BASE_PATH, v));
-        p.put(KUBERNETES_NAMESPACE, kubernetes.namespace());
-        p.put(KUBERNETES_TIMEOUT, PropertyReader.render(kubernetes.timeout()));
-        if (!apiServerEndpoint.isEmpty()) {
-            p.put(API_SERVER_ENDPOINT, apiServerEndpoint);
-        }
-        if (!kubernetesVersion.isEmpty()) {
-            p.put(KUBERNETES_VERSION, kubernetesVersion);
-        }
-        p.put(MEASUREMENT_SALT_FILE, measurementSaltFile.toString());
-        p.put(TOKEN_TTL, PropertyReader.render(tokenTtl));
-        p.put(MEMBER_CERTIFICATE_VALIDITY, PropertyReader.render(memberCertificateValidity));
-        p.put(CA_CERT_FILE, ca.certFile().toString());
-        p.put(CA_KEY_FILE, ca.keyFile().toString());
-        p.put(CONTROL_PLANE_DIR, controlPlaneDir.toString());
-        p.put(MEASUREMENTS_FILE, measurements.file().toString());
-        p.put(MEASUREMENTS_PUBLIC_KEY_FILE, measurements.publicKeyFile().toString());
-        p.put(MEASUREMENTS_POLL_INTERVAL, PropertyReader.render(measurements.pollInterval()));
-        ekCaFile.ifPresent(v -> p.put(EK_CA_FILE, v.toString()));
-        p.put(INSECURE_TRUST_ANY_AK, Boolean.toString(insecureTrustAnyAk));
-        initNode.ifPresent(n -> {
-            p.put(INIT_NODE_AK_NAME, n.akNameHex());
-            p.put(INIT_NODE_NODE_NAME, n.nodeName());
-            p.put(INIT_NODE_DISK_UUIDS, String.join(",", n.diskUuids()));
-        });
-        return p;
+        return JoinServiceProperties.write(this);
     }
 
     /** {@link #toProperties()} in the {@code .properties} format, as written to disk or a ConfigMap. */
     public String toPropertiesText(String comment) {
-        StringBuilder s = new StringBuilder();
-        s.append("# ").append(comment).append('\n');
-        toProperties().forEach((k, v) -> s.append(k).append('=').append(escape(v)).append('\n'));
-        return s.toString();
+        return PropertiesText.render(comment, toProperties());
     }
 
-    // java.util.Properties#store would add a timestamp line, which breaks repeatable rendering.
-    static String escape(String value) {
-        StringBuilder s = new StringBuilder();
-        for (int i = 0; i < value.length(); i++) {
-            char c = value.charAt(i);
-            switch (c) {
-                case '\\' -> s.append("\\\\");
-                case '\n' -> s.append("\\n");
-                case '\r' -> s.append("\\r");
-                case '\t' -> s.append("\\t");
-                case '=', ':', '#', '!' -> s.append('\\').append(c);
-                default -> {
-                    if (c == ' ' && i == 0) {
-                        s.append("\\ ");
-                    } else if (c < 0x20 || c > 0x7e) {
-                        s.append(String.format("\\u%04x", (int) c));
-                    } else {
-                        s.append(c);
-                    }
-                }
-            }
-        }
-        return s.toString();
+    /** A builder that starts from this configuration, to change some settings by name. */
+    public JoinServiceConfigBuilder toBuilder() {
+        return new JoinServiceConfigBuilder(this);
     }
-
-    public JoinServiceConfig withPorts(ServerPorts value) { return new JoinServiceConfig(value, recordsDir, kms, atls, kubernetes, apiServerEndpoint, kubernetesVersion, measurementSaltFile, tokenTtl, memberCertificateValidity, ca, controlPlaneDir, measurements, ekCaFile, insecureTrustAnyAk, initNode); }
-    public JoinServiceConfig withRecordsDir(Path value) { return new JoinServiceConfig(ports, value, kms, atls, kubernetes, apiServerEndpoint, kubernetesVersion, measurementSaltFile, tokenTtl, memberCertificateValidity, ca, controlPlaneDir, measurements, ekCaFile, insecureTrustAnyAk, initNode); }
-    public JoinServiceConfig withKms(Kms value) { return new JoinServiceConfig(ports, recordsDir, value, atls, kubernetes, apiServerEndpoint, kubernetesVersion, measurementSaltFile, tokenTtl, memberCertificateValidity, ca, controlPlaneDir, measurements, ekCaFile, insecureTrustAnyAk, initNode); }
-    public JoinServiceConfig withAtls(Atls value) { return new JoinServiceConfig(ports, recordsDir, kms, value, kubernetes, apiServerEndpoint, kubernetesVersion, measurementSaltFile, tokenTtl, memberCertificateValidity, ca, controlPlaneDir, measurements, ekCaFile, insecureTrustAnyAk, initNode); }
-    public JoinServiceConfig withKubernetes(Kubernetes value) { return new JoinServiceConfig(ports, recordsDir, kms, atls, value, apiServerEndpoint, kubernetesVersion, measurementSaltFile, tokenTtl, memberCertificateValidity, ca, controlPlaneDir, measurements, ekCaFile, insecureTrustAnyAk, initNode); }
-    public JoinServiceConfig withApiServerEndpoint(String value) { return new JoinServiceConfig(ports, recordsDir, kms, atls, kubernetes, value, kubernetesVersion, measurementSaltFile, tokenTtl, memberCertificateValidity, ca, controlPlaneDir, measurements, ekCaFile, insecureTrustAnyAk, initNode); }
-    public JoinServiceConfig withMeasurementSaltFile(Path value) { return new JoinServiceConfig(ports, recordsDir, kms, atls, kubernetes, apiServerEndpoint, kubernetesVersion, value, tokenTtl, memberCertificateValidity, ca, controlPlaneDir, measurements, ekCaFile, insecureTrustAnyAk, initNode); }
-    public JoinServiceConfig withCa(Ca value) { return new JoinServiceConfig(ports, recordsDir, kms, atls, kubernetes, apiServerEndpoint, kubernetesVersion, measurementSaltFile, tokenTtl, memberCertificateValidity, value, controlPlaneDir, measurements, ekCaFile, insecureTrustAnyAk, initNode); }
-    public JoinServiceConfig withControlPlaneDir(Path value) { return new JoinServiceConfig(ports, recordsDir, kms, atls, kubernetes, apiServerEndpoint, kubernetesVersion, measurementSaltFile, tokenTtl, memberCertificateValidity, ca, value, measurements, ekCaFile, insecureTrustAnyAk, initNode); }
-    public JoinServiceConfig withMeasurements(Measurements value) { return new JoinServiceConfig(ports, recordsDir, kms, atls, kubernetes, apiServerEndpoint, kubernetesVersion, measurementSaltFile, tokenTtl, memberCertificateValidity, ca, controlPlaneDir, value, ekCaFile, insecureTrustAnyAk, initNode); }
-    public JoinServiceConfig withEkCaFile(Path value) { return new JoinServiceConfig(ports, recordsDir, kms, atls, kubernetes, apiServerEndpoint, kubernetesVersion, measurementSaltFile, tokenTtl, memberCertificateValidity, ca, controlPlaneDir, measurements, Optional.of(value), insecureTrustAnyAk, initNode); }
-    public JoinServiceConfig withInitNode(Optional<InitNode> value) { return new JoinServiceConfig(ports, recordsDir, kms, atls, kubernetes, apiServerEndpoint, kubernetesVersion, measurementSaltFile, tokenTtl, memberCertificateValidity, ca, controlPlaneDir, measurements, ekCaFile, insecureTrustAnyAk, value); }
 }

@@ -39,9 +39,7 @@ public record KmsConfig(ServerPorts ports, Path masterSecretFile, Path saltFile,
     }
 
     public static KmsConfig from(Properties properties) {
-        Map<String, String> map = new TreeMap<>();
-        properties.stringPropertyNames().forEach(k -> map.put(k, properties.getProperty(k)));
-        return from(map);
+        return from(PropertyReader.asMap(properties));
     }
 
     /** Parses flat properties; a blank value takes the default. */
@@ -61,8 +59,6 @@ public record KmsConfig(ServerPorts ports, Path masterSecretFile, Path saltFile,
     }
 
     public String toPropertiesText(String comment) {
-        StringBuilder s = new StringBuilder("# ").append(comment).append('\n');
-        toProperties().forEach((k, v) -> s.append(k).append('=').append(JoinServiceConfig.escape(v)).append('\n'));
-        return s.toString();
+        return PropertiesText.render(comment, toProperties());
     }
 }

@@ -6,6 +6,8 @@ import java.time.Duration;
 import java.time.format.DateTimeParseException;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Properties;
+import java.util.TreeMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -22,6 +24,13 @@ final class PropertyReader {
 
     PropertyReader(Map<String, String> properties) {
         this.properties = Map.copyOf(properties);
+    }
+
+    /** {@code properties} as the map {@link #PropertyReader} reads. */
+    static Map<String, String> asMap(Properties properties) {
+        Map<String, String> map = new TreeMap<>();
+        properties.stringPropertyNames().forEach(k -> map.put(k, properties.getProperty(k)));
+        return map;
     }
 
     Optional<String> text(String key) {

@@ -30,14 +30,15 @@ class JoinServiceConfigTest {
 
     @Test
     void renderedPropertiesParseBackToTheSameRecord() throws Exception {
-        JoinServiceConfig c = JoinServiceConfig.defaults()
-                .withPorts(ServerPorts.of(9090, 9091))
-                .withKubernetes(new JoinServiceConfig.Kubernetes(false, JoinServiceConfig.Distribution.KUBEADM,
+        JoinServiceConfig c = JoinServiceConfig.defaults().toBuilder()
+                .ports(ServerPorts.of(9090, 9091))
+                .kubernetes(new JoinServiceConfig.Kubernetes(false, JoinServiceConfig.Distribution.KUBEADM,
                         Optional.of("http://127.0.0.1:1234"), "kube-system", Duration.ofMillis(1500)))
-                .withAtls(new JoinServiceConfig.Atls(true, Optional.of("device:/dev/tpmrm0"), Path.of("/nonexistent")))
-                .withApiServerEndpoint("10.0.0.1:6443")
-                .withInitNode(Optional.of(new JoinServiceConfig.InitNode("000b" + "ab".repeat(32), "control-plane-0",
-                        List.of("6f1c3e0a-1b2c-4d5e-8f90-123456789abc"))));
+                .atls(new JoinServiceConfig.Atls(true, Optional.of("device:/dev/tpmrm0"), Path.of("/nonexistent")))
+                .apiServerEndpoint("10.0.0.1:6443")
+                .initNode(Optional.of(new JoinServiceConfig.InitNode("000b" + "ab".repeat(32), "control-plane-0",
+                        List.of("6f1c3e0a-1b2c-4d5e-8f90-123456789abc"))))
+                .build();
         assertEquals(c, JoinServiceConfig.from(c.toProperties()));
         Properties p = new Properties();
         p.load(new StringReader(c.toPropertiesText("test")));
@@ -95,7 +96,7 @@ class JoinServiceConfigTest {
 
     @Test
     void everyRenderedNameIsOneTheRecordReads() {
-        JoinServiceConfig c = JoinServiceConfig.defaults().withPorts(ServerPorts.of(1, 2));
+        JoinServiceConfig c = JoinServiceConfig.defaults().toBuilder().ports(ServerPorts.of(1, 2)).build();
         java.util.Set<String> names = new java.util.HashSet<>(JoinServiceConfig.KEYS);
         names.addAll(List.of(ServerPorts.GRPC_PORT, ServerPorts.MANAGEMENT_PORT));
         assertTrue(names.containsAll(c.toProperties().keySet()), c.toProperties().keySet().toString());

@@ -1,10 +1,10 @@
 package dev.sextant.attestation.eventlog;
 
+import dev.sextant.attestation.digest.Sha256;
 import dev.sextant.attestation.tpmstructures.TpmAlg;
 
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HexFormat;
@@ -82,14 +82,7 @@ public final class EventLogReplay {
     }
 
     private static byte[] extend(byte[] current, byte[] digest) {
-        try {
-            MessageDigest sha = MessageDigest.getInstance("SHA-256");
-            sha.update(current);
-            sha.update(digest);
-            return sha.digest();
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("SHA-256 is part of every Java platform", e);
-        }
+        return Sha256.of(current, digest);
     }
 
     private static String describe(byte[] replayed, byte[] quoted) {

@@ -1,6 +1,7 @@
 package dev.sextant.attestation.verify;
 
 import dev.sextant.attestation.AkBinding;
+import dev.sextant.attestation.digest.Sha256;
 import dev.sextant.attestation.tpmstructures.TpmFormatException;
 import dev.sextant.proto.v1.AttestationDocument;
 import com.google.protobuf.ByteString;
@@ -115,7 +116,7 @@ final class EkCaTrust {
         if (!MessageDigest.isEqual(binding.akName(), akName)) {
             throw new AttestationRejected(Reason.UNTRUSTED_AK, "the AK binding names another AK than the document's");
         }
-        if (!MessageDigest.isEqual(binding.ekSpkiSha256(), sha256(ek.getPublicKey().getEncoded()))) {
+        if (!MessageDigest.isEqual(binding.ekSpkiSha256(), Sha256.of(ek.getPublicKey().getEncoded()))) {
             throw new AttestationRejected(Reason.UNTRUSTED_AK, "the AK binding names another EK than the document's EK certificate");
         }
     }
@@ -157,15 +158,6 @@ final class EkCaTrust {
         } catch (CertificateException | RuntimeException e) {
             // The JDK's X.509 parser signals some malformed DER with unchecked exceptions.
             throw new AttestationRejected(Reason.MALFORMED, "the " + what + " is not a DER X.509 certificate", e);
-        }
-    }
-
-
-    static byte[] sha256(byte[] data) {
-        try {
-            return MessageDigest.getInstance("SHA-256").digest(data);
-        } catch (GeneralSecurityException e) {
-            throw new IllegalStateException("SHA-256 is part of every Java platform", e);
         }
     }
 }

@@ -1,5 +1,6 @@
 package dev.sextant.attestation.verify;
 
+import dev.sextant.attestation.digest.Sha256;
 import dev.sextant.attestation.tpmstructures.PcrSelection;
 import dev.sextant.attestation.tpmstructures.TpmAlg;
 import dev.sextant.attestation.tpmstructures.TpmsQuoteInfo;
@@ -41,7 +42,7 @@ final class QuotedPcrs {
             throw new AttestationRejected(Reason.PCR_DIGEST_MISMATCH,
                     "the document reports PCRs " + pcrs.keySet() + " rather than 0..23");
         }
-        MessageDigest sha = sha256();
+        MessageDigest sha = Sha256.newDigest();
         for (Map.Entry<Integer, byte[]> e : pcrs.entrySet()) {
             if (e.getValue().length != SHA256_SIZE) {
                 throw new AttestationRejected(Reason.PCR_DIGEST_MISMATCH,
@@ -56,13 +57,5 @@ final class QuotedPcrs {
                     "the reported PCR values do not digest to the quote's pcrDigest");
         }
         return pcrs;
-    }
-
-    private static MessageDigest sha256() {
-        try {
-            return MessageDigest.getInstance("SHA-256");
-        } catch (java.security.NoSuchAlgorithmException e) {
-            throw new IllegalStateException("SHA-256 is part of every Java platform", e);
-        }
     }
 }

@@ -1,6 +1,7 @@
 package dev.sextant.attestation.verify;
 
 import com.google.protobuf.ByteString;
+import dev.sextant.attestation.digest.Sha256;
 import dev.sextant.proto.v1.AttestationDocument;
 
 import java.security.MessageDigest;
@@ -51,7 +52,7 @@ final class VerifiedAkChains {
 
     /** SHA-256 over the length-prefixed DER of EK, AK and intermediate certificates. */
     static ByteString key(AttestationDocument doc) {
-        MessageDigest sha256 = sha256();
+        MessageDigest sha256 = Sha256.newDigest();
         update(sha256, doc.getEkCertificate());
         update(sha256, doc.getAkCertificate());
         for (ByteString intermediate : doc.getIntermediateCertificatesList()) {
@@ -85,13 +86,5 @@ final class VerifiedAkChains {
 
     synchronized int size() {
         return entries.size();
-    }
-
-    private static MessageDigest sha256() {
-        try {
-            return MessageDigest.getInstance("SHA-256");
-        } catch (java.security.NoSuchAlgorithmException e) {
-            throw new IllegalStateException("SHA-256 is part of every Java platform", e);
-        }
     }
 }

@@ -2,7 +2,7 @@ package dev.sextant.cli.attest;
 
 import dev.sextant.attestation.Purpose;
 import dev.sextant.attestation.issue.AttestationException;
-import dev.sextant.cli.Hex;
+import dev.sextant.cli.input.Hex;
 import dev.sextant.cli.tpm.TpmInputs;
 import dev.sextant.tpm.attest.TpmAttester;
 import picocli.CommandLine.Command;

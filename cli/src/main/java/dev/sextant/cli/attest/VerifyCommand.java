@@ -2,11 +2,11 @@ package dev.sextant.cli.attest;
 
 import dev.sextant.attestation.Purpose;
 import dev.sextant.attestation.verify.AttestationRejected;
-import dev.sextant.cli.Hex;
-import dev.sextant.cli.VerifierOptions;
 import dev.sextant.cli.failure.ExitCodes;
 import dev.sextant.cli.failure.Rejections;
+import dev.sextant.cli.input.Hex;
 import dev.sextant.cli.input.InputFiles;
+import dev.sextant.cli.input.VerifierOptions;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;

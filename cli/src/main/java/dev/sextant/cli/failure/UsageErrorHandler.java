@@ -20,7 +20,7 @@ public final class UsageErrorHandler implements CommandLine.IParameterExceptionH
         err.println(name + ": " + e.getMessage().lines().findFirst().orElse("invalid command line")
                 + ": see `" + name + " --help`");
         UnmatchedArgumentException.printSuggestions(e, err);
-        if (List.of(args).contains(FailureHandler.DEBUG_OPTION)) {
+        if (List.of(args).contains(ExecutionErrorHandler.DEBUG_OPTION)) {
             e.printStackTrace(err);
         }
         err.flush();

@@ -13,7 +13,7 @@ import java.nio.file.Path;
 
 /**
  * The words of the measure commands' failures: what is wrong with the input file and what to pass.
- * They are thrown as {@link CliFailure}s, so the CLI's {@code FailureHandler} prints them as every
+ * They are thrown as {@link CliFailure}s, so the CLI's {@code ExecutionErrorHandler} prints them as every
  * failure ({@code <full command name>: <file>: <what is wrong>: <what to pass>}, exit code 2, the
  * exception only with {@code --debug}).
  */

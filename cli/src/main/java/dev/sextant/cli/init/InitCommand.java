@@ -1,14 +1,14 @@
 package dev.sextant.cli.init;
 
 import com.google.protobuf.ByteString;
-import dev.sextant.cli.VerifierOptions;
 import dev.sextant.cli.failure.ExitCodes;
 import dev.sextant.cli.failure.Printable;
 import dev.sextant.cli.failure.Rejections;
 import dev.sextant.cli.input.InputFiles;
+import dev.sextant.cli.input.VerifierOptions;
 import dev.sextant.cli.remote.AttestedChannel;
 import dev.sextant.cli.remote.ConnectionFailures;
-import dev.sextant.cli.remote.Endpoint;
+import dev.sextant.cli.remote.NodeEndpoint;
 import dev.sextant.proto.v1.InitRequest;
 import dev.sextant.proto.v1.InitResponse;
 import dev.sextant.proto.v1.InitServiceGrpc;
@@ -44,9 +44,9 @@ public final class InitCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Option(names = "--endpoint", required = true, paramLabel = "HOST:PORT", converter = Endpoint.Converter.class,
+    @Option(names = "--endpoint", required = true, paramLabel = "HOST:PORT", converter = NodeEndpoint.Converter.class,
             description = "the first node's gRPC port")
-    Endpoint endpoint;
+    NodeEndpoint endpoint;
 
     @Mixin
     VerifierOptions verifierOptions;

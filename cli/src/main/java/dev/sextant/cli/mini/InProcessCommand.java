@@ -1,6 +1,6 @@
 package dev.sextant.cli.mini;
 
-import dev.sextant.cli.failure.FailureHandler;
+import dev.sextant.cli.failure.ExecutionErrorHandler;
 import dev.sextant.cli.failure.UsageErrorHandler;
 import dev.sextant.cli.init.InitCommand;
 import dev.sextant.cli.recover.RecoverCommand;
@@ -32,7 +32,7 @@ final class InProcessCommand implements OperatorCommand {
         try (LineWriter lines = new LineWriter(output);
              PrintWriter writer = new PrintWriter(lines, true)) {
             CommandLine cli = new CommandLine(command.get()).setOut(writer).setErr(writer)
-                    .setExecutionExceptionHandler(new FailureHandler())
+                    .setExecutionExceptionHandler(new ExecutionErrorHandler())
                     .setParameterExceptionHandler(new UsageErrorHandler());
             int exit = cli.execute(args.toArray(String[]::new));
             writer.flush();

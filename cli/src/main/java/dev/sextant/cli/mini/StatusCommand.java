@@ -2,6 +2,7 @@ package dev.sextant.cli.mini;
 
 import dev.sextant.localcluster.mini.MiniCluster;
 import dev.sextant.localcluster.mini.MiniState;
+import dev.sextant.localcluster.mini.NodeReport;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -38,9 +39,9 @@ public final class StatusCommand implements Callable<Integer> {
         }
         out.println("mini cluster in " + dir.layout().dir() + ": " + state.get().phase() + " (started "
                 + state.get().startedAt() + ")" + state.get().clusterIdIfKnown().map(id -> ", cluster ID " + id).orElse(""));
-        List<MiniCluster.NodeReport> reports = cluster.status().orElseThrow();
+        List<NodeReport> reports = cluster.status().orElseThrow();
         boolean healthy = !reports.isEmpty();
-        for (MiniCluster.NodeReport r : reports) {
+        for (NodeReport r : reports) {
             out.printf("%s (%s)%n", r.name(), r.role());
             out.printf("  processes: QEMU %s, swtpm %s%n", r.qemuAlive() ? "running" : "not running",
                     r.swtpmAlive() ? "running" : "not running");

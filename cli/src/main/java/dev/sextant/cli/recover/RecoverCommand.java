@@ -1,13 +1,13 @@
 package dev.sextant.cli.recover;
 
 import dev.sextant.attestation.verify.AttestationVerifier;
-import dev.sextant.cli.VerifierOptions;
 import dev.sextant.cli.failure.CliFailure;
 import dev.sextant.cli.failure.ExitCodes;
 import dev.sextant.cli.failure.Rejections;
 import dev.sextant.cli.init.MasterSecretFile;
 import dev.sextant.cli.input.InputFiles;
-import dev.sextant.cli.remote.Endpoint;
+import dev.sextant.cli.input.VerifierOptions;
+import dev.sextant.cli.remote.NodeEndpoint;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -38,9 +38,9 @@ public final class RecoverCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Option(names = "--endpoint", required = true, paramLabel = "HOST:PORT", converter = Endpoint.Converter.class,
+    @Option(names = "--endpoint", required = true, paramLabel = "HOST:PORT", converter = NodeEndpoint.Converter.class,
             description = "the node's recovery port (7444 on the node)")
-    Endpoint endpoint;
+    NodeEndpoint endpoint;
 
     @Option(names = "--master-secret", required = true, paramLabel = "FILE",
             description = "the cluster's master secret, as 'sextant init' wrote it")
@@ -99,7 +99,7 @@ public final class RecoverCommand implements Callable<Integer> {
             this.out = out;
         }
 
-        RecoveryOutcome until(Endpoint endpoint, RecoveryAttempt attempt) throws Exception {
+        RecoveryOutcome until(NodeEndpoint endpoint, RecoveryAttempt attempt) throws Exception {
             Instant start = Instant.now();
             Instant deadline = start.plus(timeout);
             Duration pause = FIRST_PAUSE;

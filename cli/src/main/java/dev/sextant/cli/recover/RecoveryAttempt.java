@@ -4,7 +4,7 @@ import com.google.protobuf.ByteString;
 import dev.sextant.attestation.verify.AttestationVerifier;
 import dev.sextant.cli.remote.AttestedChannel;
 import dev.sextant.cli.remote.ConnectionFailures;
-import dev.sextant.cli.remote.Endpoint;
+import dev.sextant.cli.remote.NodeEndpoint;
 import dev.sextant.cli.failure.GrpcStatusWords;
 import dev.sextant.proto.v1.RecoverRequest;
 import dev.sextant.proto.v1.RecoverResponse;
@@ -25,13 +25,13 @@ import javax.net.ssl.SSLException;
  * Status, and only when the node's disk waits for its key, that disk's key (never the master secret).
  */
 final class RecoveryAttempt {
-    private final Endpoint endpoint;
+    private final NodeEndpoint endpoint;
     private final AttestationVerifier verifier;
     private final DiskKeys keys;
     private final Duration callTimeout;
     private final Consumer<String> progress;
 
-    RecoveryAttempt(Endpoint endpoint, AttestationVerifier verifier, DiskKeys keys, Duration callTimeout,
+    RecoveryAttempt(NodeEndpoint endpoint, AttestationVerifier verifier, DiskKeys keys, Duration callTimeout,
                     Consumer<String> progress) {
         this.endpoint = endpoint;
         this.verifier = verifier;

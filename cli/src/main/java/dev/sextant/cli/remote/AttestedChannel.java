@@ -24,7 +24,7 @@ public final class AttestedChannel implements AutoCloseable {
     private final AtomicReference<AttestationRejected> rejection = new AtomicReference<>();
     private final AtomicReference<AttestedState> verified = new AtomicReference<>();
 
-    public AttestedChannel(Endpoint endpoint, AttestationVerifier verifier) throws SSLException {
+    public AttestedChannel(NodeEndpoint endpoint, AttestationVerifier verifier) throws SSLException {
         AttestationVerifier recording = (document, purpose, nonce, userData) -> record(verifier, document, purpose, nonce, userData);
         this.channel = NettyChannelBuilder.forAddress(endpoint.host(), endpoint.port())
                 .sslContext(AtlsContexts.client(OwnAttestation.none(), ServerVerification.by(recording))).build();

@@ -20,7 +20,7 @@ import java.time.Duration;
 public final class ConnectionFailures {
     private ConnectionFailures() {}
 
-    public static CliFailure describe(Endpoint endpoint, StatusRuntimeException e, Duration timeout) {
+    public static CliFailure describe(NodeEndpoint endpoint, StatusRuntimeException e, Duration timeout) {
         Status status = e.getStatus();
         if (status.getCode() == Status.Code.DEADLINE_EXCEEDED) {
             return new CliFailure("no answer from " + endpoint + " within " + seconds(timeout)

@@ -1,9 +1,9 @@
 package dev.sextant.cli.upgrade;
 
 import dev.sextant.attestation.policy.MeasurementsException;
+import dev.sextant.clusterservices.upgrade.RolloutSleeper;
 import dev.sextant.clusterservices.upgrade.ServicesUpgrade;
-import dev.sextant.clusterservices.upgrade.SignedMeasurements;
-import dev.sextant.clusterservices.upgrade.Sleeper;
+import dev.sextant.clusterservices.upgrade.SignedMeasurementsFile;
 import dev.sextant.clusterservices.upgrade.UpgradeOutcome;
 import dev.sextant.clusterservices.upgrade.UpgradeRequest;
 import io.kubernetes.client.openapi.ApiClient;
@@ -72,10 +72,10 @@ public final class ApplyCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
         try {
-            Optional<SignedMeasurements> signed = measurements == null ? Optional.empty()
-                    : Optional.of(SignedMeasurements.read(measurements));
+            Optional<SignedMeasurementsFile> signed = measurements == null ? Optional.empty()
+                    : Optional.of(SignedMeasurementsFile.read(measurements));
             UpgradeRequest request = new UpgradeRequest(joinServiceImage, kmsImage, signed, timeout, noWait);
-            UpgradeOutcome outcome = new ServicesUpgrade(client(), Clock.systemUTC(), Sleeper.REAL, POLL_INTERVAL)
+            UpgradeOutcome outcome = new ServicesUpgrade(client(), Clock.systemUTC(), RolloutSleeper.REAL, POLL_INTERVAL)
                     .upgrade(request);
             out.println(label(outcome.result()) + ": " + outcome.message());
             return outcome.ok() ? 0 : 1;

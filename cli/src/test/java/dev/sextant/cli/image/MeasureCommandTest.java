@@ -1,7 +1,7 @@
 package dev.sextant.cli.image;
 
 import dev.sextant.attestation.Variant;
-import dev.sextant.cli.failure.FailureHandler;
+import dev.sextant.cli.failure.ExecutionErrorHandler;
 import dev.sextant.attestation.policy.Measurements;
 import dev.sextant.measuredboot.testing.DiskImages;
 import dev.sextant.measuredboot.testing.Fixtures;
@@ -34,7 +34,7 @@ class MeasureCommandTest {
     private static Run run(String... args) {
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
-        CommandLine cl = new CommandLine(new MeasureCommand()).setExecutionExceptionHandler(new FailureHandler()).setOut(new PrintWriter(out)).setErr(new PrintWriter(err));
+        CommandLine cl = new CommandLine(new MeasureCommand()).setExecutionExceptionHandler(new ExecutionErrorHandler()).setOut(new PrintWriter(out)).setErr(new PrintWriter(err));
         int exit = cl.execute(args);
         return new Run(exit, out.toString(), err.toString());
     }

@@ -13,7 +13,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 /** The failures the loopback table cannot stage cheaply; nothing listening and time-outs are in CliMistakesTest. */
 @DisplayName("a failed call, in words")
 class ConnectionFailuresTest {
-    private static final Endpoint NODE = Endpoint.parse("192.0.2.10:9000");
+    private static final NodeEndpoint NODE = NodeEndpoint.parse("192.0.2.10:9000");
     private static final Duration TIMEOUT = Duration.ofSeconds(30);
 
     private static String describe(Status status) {
@@ -52,11 +52,11 @@ class ConnectionFailuresTest {
     @Test
     @DisplayName("an endpoint is HOST:PORT with a port in 1..65535; an IPv6 host goes in brackets")
     void endpoints() {
-        assertEquals(new Endpoint("::1", 9000), Endpoint.parse("[::1]:9000"));
-        assertEquals("[::1]:9000", Endpoint.parse("[::1]:9000").toString());
+        assertEquals(new NodeEndpoint("::1", 9000), NodeEndpoint.parse("[::1]:9000"));
+        assertEquals("[::1]:9000", NodeEndpoint.parse("[::1]:9000").toString());
         for (String bad : new String[] {"node", "node:", ":9000", "node:http", "node:0", "node:65536"}) {
             try {
-                Endpoint.parse(bad);
+                NodeEndpoint.parse(bad);
                 throw new AssertionError(bad + " was accepted");
             } catch (IllegalArgumentException expected) {
                 // the message is checked through the CLI in CliMistakesTest

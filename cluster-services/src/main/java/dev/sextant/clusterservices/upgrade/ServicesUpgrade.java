@@ -48,10 +48,10 @@ public final class ServicesUpgrade {
     private final AppsV1Api apps;
     private final CoreV1Api core;
     private final Clock clock;
-    private final Sleeper sleeper;
+    private final RolloutSleeper sleeper;
     private final Duration pollInterval;
 
-    public ServicesUpgrade(ApiClient client, Clock clock, Sleeper sleeper, Duration pollInterval) {
+    public ServicesUpgrade(ApiClient client, Clock clock, RolloutSleeper sleeper, Duration pollInterval) {
         this.client = client;
         this.apps = new AppsV1Api(client);
         this.core = new CoreV1Api(client);
@@ -80,7 +80,7 @@ public final class ServicesUpgrade {
         boolean measurementsWritten = false;
         try {
             if (request.measurements().isPresent()) {
-                SignedMeasurements m = request.measurements().get();
+                SignedMeasurementsFile m = request.measurements().get();
                 Map<String, String> data = new HashMap<>(previousMeasurements);
                 data.put(MEASUREMENTS_KEY, new String(m.json(), StandardCharsets.UTF_8));
                 data.put(SIGNATURE_KEY, new String(m.signature(), StandardCharsets.UTF_8));

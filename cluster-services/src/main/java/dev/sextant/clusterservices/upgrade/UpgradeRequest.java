@@ -12,7 +12,7 @@ import java.util.Optional;
  * @param timeout          how long the rollout may take before it is rolled back
  * @param noWait           apply and return at once: no rollout check, and therefore no rollback
  */
-public record UpgradeRequest(String joinServiceImage, String kmsImage, Optional<SignedMeasurements> measurements,
+public record UpgradeRequest(String joinServiceImage, String kmsImage, Optional<SignedMeasurementsFile> measurements,
                              Duration timeout, boolean noWait) {
     public UpgradeRequest {
         Objects.requireNonNull(measurements, "measurements");

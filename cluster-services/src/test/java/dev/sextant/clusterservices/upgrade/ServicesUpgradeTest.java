@@ -80,7 +80,7 @@ class ServicesUpgradeTest {
         Path newMeasurements = cluster.services.signedMeasurements("v2.json", 0x22);
         UpgradeOutcome outcome = upgrade(() -> {
             cluster.controller.rolledOut(ClusterServices.JOIN_DAEMONSET);
-        }).upgrade(new UpgradeRequest(JOIN_V2, KMS_V2, Optional.of(SignedMeasurements.read(newMeasurements)),
+        }).upgrade(new UpgradeRequest(JOIN_V2, KMS_V2, Optional.of(SignedMeasurementsFile.read(newMeasurements)),
                 Duration.ofMinutes(5), false));
 
         assertEquals(UpgradeOutcome.Result.SUCCEEDED, outcome.result(), outcome.message());
@@ -98,7 +98,7 @@ class ServicesUpgradeTest {
         Path newMeasurements = cluster.services.signedMeasurements("v2.json", 0x22);
         UpgradeOutcome outcome = upgrade(() -> {
             cluster.controller.stuck(ClusterServices.JOIN_DAEMONSET); // the new join service never becomes available
-        }).upgrade(new UpgradeRequest(JOIN_V2, KMS_V2, Optional.of(SignedMeasurements.read(newMeasurements)),
+        }).upgrade(new UpgradeRequest(JOIN_V2, KMS_V2, Optional.of(SignedMeasurementsFile.read(newMeasurements)),
                 Duration.ofSeconds(30), false));
 
         assertEquals(UpgradeOutcome.Result.ROLLED_BACK, outcome.result());
@@ -134,7 +134,7 @@ class ServicesUpgradeTest {
         int writes = cluster.kube.writes();
 
         MeasurementsException e = assertThrows(MeasurementsException.class, () -> upgrade(() -> { })
-                .upgrade(new UpgradeRequest(JOIN_V2, KMS_V2, Optional.of(SignedMeasurements.read(tampered)),
+                .upgrade(new UpgradeRequest(JOIN_V2, KMS_V2, Optional.of(SignedMeasurementsFile.read(tampered)),
                         Duration.ofMinutes(5), false)));
 
         assertTrue(e.getMessage().contains("is not a valid signature"), e.getMessage());
@@ -147,7 +147,7 @@ class ServicesUpgradeTest {
     @DisplayName("measurements without a .sig file are refused before anything is read from the cluster")
     void missingSignatureIsRefused() throws Exception {
         Path unsigned = Files.writeString(dir.resolve("unsigned.json"), TestServices.measurementsJson(0x22));
-        MeasurementsException e = assertThrows(MeasurementsException.class, () -> SignedMeasurements.read(unsigned));
+        MeasurementsException e = assertThrows(MeasurementsException.class, () -> SignedMeasurementsFile.read(unsigned));
         assertTrue(e.getMessage().contains("unsigned.json.sig does not exist"), e.getMessage());
     }
 
@@ -158,7 +158,7 @@ class ServicesUpgradeTest {
         Path newMeasurements = cluster.services.signedMeasurements("v2.json", 0x22);
         cluster.kube.failWhen("PUT", "/apis/apps/v1/namespaces/kube-system/daemonsets/sextant-join-service");
         UpgradeOutcome outcome = upgrade(() -> { }).upgrade(new UpgradeRequest(JOIN_V2, KMS_V2,
-                Optional.of(SignedMeasurements.read(newMeasurements)), Duration.ofMinutes(5), false));
+                Optional.of(SignedMeasurementsFile.read(newMeasurements)), Duration.ofMinutes(5), false));
 
         assertEquals(UpgradeOutcome.Result.ROLLED_BACK, outcome.result(), outcome.message());
         assertTrue(outcome.message().startsWith("the update was refused (HTTP 500"), outcome.message());

@@ -71,20 +71,21 @@ final class ControlPlaneServices {
                 "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", dir.resolve("ca.key").toString(),
                 "-out", dir.resolve("ca.crt").toString(), "-subj", "/CN=sextant-e2e-cluster-ca", "-days", "30"));
         JoinServiceConfig defaults = JoinServiceConfig.defaults();
-        JoinServiceConfig config = defaults
-                .withPorts(ServerPorts.of(joinPort, FreePort.pick()))
-                .withKms(new JoinServiceConfig.Kms("127.0.0.1:" + kmsPort, defaults.kms().deadline()))
-                .withKubernetes(new JoinServiceConfig.Kubernetes(true, defaults.kubernetes().distribution(),
+        JoinServiceConfig config = defaults.toBuilder()
+                .ports(ServerPorts.of(joinPort, FreePort.pick()))
+                .kms(new JoinServiceConfig.Kms("127.0.0.1:" + kmsPort, defaults.kms().deadline()))
+                .kubernetes(new JoinServiceConfig.Kubernetes(true, defaults.kubernetes().distribution(),
                         Optional.of(kubeApi), defaults.kubernetes().namespace(), defaults.kubernetes().timeout()))
-                .withApiServerEndpoint("127.0.0.1:6443")
-                .withMeasurementSaltFile(dir.resolve("measurementSalt"))
-                .withCa(new JoinServiceConfig.Ca(dir.resolve("ca.crt"), dir.resolve("ca.key")))
-                .withControlPlaneDir(pki)
-                .withMeasurements(new JoinServiceConfig.Measurements(measurements, measurementsKey,
+                .apiServerEndpoint("127.0.0.1:6443")
+                .measurementSaltFile(dir.resolve("measurementSalt"))
+                .ca(new JoinServiceConfig.Ca(dir.resolve("ca.crt"), dir.resolve("ca.key")))
+                .controlPlaneDir(pki)
+                .measurements(new JoinServiceConfig.Measurements(measurements, measurementsKey,
                         defaults.measurements().pollInterval()))
-                .withEkCaFile(ekCa)
+                .ekCaFile(ekCa)
                 // Nodes verify the join service (mutual aTLS): it quotes with a TPM of the control plane.
-                .withAtls(new JoinServiceConfig.Atls(true, Optional.of(serverTpm), defaults.atls().serverEventLog()));
+                .atls(new JoinServiceConfig.Atls(true, Optional.of(serverTpm), defaults.atls().serverEventLog()))
+                .build();
         procs.start("join-api", repo.service("join-api", "dev.sextant.joinapi.Application",
                 systemProperties(config.toProperties())), Map.of());
     }

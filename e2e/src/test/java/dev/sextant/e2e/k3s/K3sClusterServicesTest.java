@@ -17,8 +17,8 @@ import dev.sextant.clusterservices.ClusterServices;
 import dev.sextant.clusterservices.ClusterServicesApplier;
 import dev.sextant.clusterservices.InitNodeBinding;
 import dev.sextant.clusterservices.ServicesConfig;
+import dev.sextant.clusterservices.upgrade.RolloutSleeper;
 import dev.sextant.clusterservices.upgrade.ServicesUpgrade;
-import dev.sextant.clusterservices.upgrade.Sleeper;
 import dev.sextant.clusterservices.upgrade.UpgradeOutcome;
 import dev.sextant.clusterservices.upgrade.UpgradeRequest;
 import dev.sextant.proto.v1.IssueJoinTicketRequest;
@@ -229,7 +229,7 @@ class K3sClusterServicesTest {
     }
 
     private ServicesUpgrade upgrade() {
-        return new ServicesUpgrade(admin, Clock.systemUTC(), Sleeper.REAL, Duration.ofSeconds(2));
+        return new ServicesUpgrade(admin, Clock.systemUTC(), RolloutSleeper.REAL, Duration.ofSeconds(2));
     }
 
     /** The k3s container is not a Sextant node: a stand-in init node whose name and disk nobody else may claim. */

@@ -1,8 +1,8 @@
 package dev.sextant.joinapi.binding;
 
 import dev.sextant.grpcsupport.Refusal;
-import dev.sextant.joinapi.JoinRefusal;
 import dev.sextant.joinapi.binding.BindingStore.Kind;
+import dev.sextant.joinapi.refusal.JoinRefusal;
 import jakarta.inject.Singleton;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;

@@ -1,7 +1,7 @@
 package dev.sextant.joinapi.binding;
 
 import dev.sextant.grpcsupport.Refusal;
-import dev.sextant.joinapi.JoinRefusal;
+import dev.sextant.joinapi.refusal.JoinRefusal;
 import dev.sextant.serviceconfig.JoinServiceConfig;
 import io.micronaut.context.annotation.Requires;
 import jakarta.inject.Inject;

@@ -1,8 +1,8 @@
 package dev.sextant.joinapi.binding;
 
 import dev.sextant.grpcsupport.Refusal;
-import dev.sextant.joinapi.JoinRefusal;
 import dev.sextant.joinapi.kube.ApiFailures;
+import dev.sextant.joinapi.refusal.JoinRefusal;
 import dev.sextant.serviceconfig.JoinServiceConfig;
 import io.kubernetes.client.openapi.ApiException;
 import io.kubernetes.client.openapi.apis.CoreV1Api;

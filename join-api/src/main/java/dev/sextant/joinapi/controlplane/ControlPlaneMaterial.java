@@ -2,7 +2,7 @@ package dev.sextant.joinapi.controlplane;
 
 import com.google.protobuf.ByteString;
 import dev.sextant.grpcsupport.Refusal;
-import dev.sextant.joinapi.JoinRefusal;
+import dev.sextant.joinapi.refusal.JoinRefusal;
 import dev.sextant.proto.v1.ControlPlaneFile;
 import dev.sextant.serviceconfig.JoinServiceConfig;
 import jakarta.inject.Inject;

@@ -1,8 +1,8 @@
 package dev.sextant.joinapi.input;
 
 import dev.sextant.grpcsupport.Refusal;
-import dev.sextant.joinapi.JoinRefusal;
 import com.google.protobuf.ByteString;
+import dev.sextant.joinapi.refusal.JoinRefusal;
 import dev.sextant.keys.member.MemberKey;
 import java.util.Optional;
 import java.util.regex.Pattern;

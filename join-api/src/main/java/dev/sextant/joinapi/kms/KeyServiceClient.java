@@ -2,8 +2,8 @@ package dev.sextant.joinapi.kms;
 
 import dev.sextant.grpcsupport.Refusal;
 import dev.sextant.keys.KeyDerivation;
-import dev.sextant.joinapi.JoinRefusal;
 import com.google.protobuf.ByteString;
+import dev.sextant.joinapi.refusal.JoinRefusal;
 import dev.sextant.proto.v1.GetDataKeysRequest;
 import dev.sextant.proto.v1.KeyServiceGrpc;
 import dev.sextant.serviceconfig.JoinServiceConfig;

@@ -1,7 +1,7 @@
 package dev.sextant.joinapi.kube;
 
 import dev.sextant.grpcsupport.Refusal;
-import dev.sextant.joinapi.JoinRefusal;
+import dev.sextant.joinapi.refusal.JoinRefusal;
 import io.kubernetes.client.openapi.ApiException;
 
 /**

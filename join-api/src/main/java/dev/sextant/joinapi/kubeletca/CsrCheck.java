@@ -1,7 +1,7 @@
 package dev.sextant.joinapi.kubeletca;
 
 import dev.sextant.grpcsupport.Refusal;
-import dev.sextant.joinapi.JoinRefusal;
+import dev.sextant.joinapi.refusal.JoinRefusal;
 import java.io.IOException;
 import java.security.Provider;
 import java.security.PublicKey;

@@ -1,7 +1,7 @@
 package dev.sextant.joinapi.kubeletca;
 
 import dev.sextant.grpcsupport.Refusal;
-import dev.sextant.joinapi.JoinRefusal;
+import dev.sextant.joinapi.refusal.JoinRefusal;
 import dev.sextant.serviceconfig.JoinServiceConfig;
 import jakarta.inject.Inject;
 import jakarta.inject.Singleton;

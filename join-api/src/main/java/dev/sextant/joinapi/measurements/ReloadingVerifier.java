@@ -1,6 +1,7 @@
 package dev.sextant.joinapi.measurements;
 
 import dev.sextant.attestation.Purpose;
+import dev.sextant.attestation.digest.Sha256;
 import dev.sextant.attestation.policy.Measurements;
 import dev.sextant.attestation.policy.MeasurementsException;
 import dev.sextant.attestation.policy.MeasurementsFile;
@@ -12,7 +13,6 @@ import dev.sextant.attestation.verify.AttestedState;
 import dev.sextant.attestation.verify.DocumentVerifier;
 import dev.sextant.attestation.ecdsa.Ecdsa;
 import dev.sextant.attestation.verify.VerifierPolicy;
-import dev.sextant.joinapi.Hex;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -117,7 +117,7 @@ public final class ReloadingVerifier implements AttestationVerifier {
         try {
             byte[] content = Files.readAllBytes(file);
             byte[] signature = Files.readAllBytes(MeasurementsFile.signatureFile(file));
-            return Hex.sha256Hex(content) + Hex.sha256Hex(signature);
+            return Sha256.hex(content) + Sha256.hex(signature);
         } catch (IOException e) {
             throw new MeasurementsException("reading " + file + " or its signature: " + e, e);
         }

@@ -1,7 +1,7 @@
 package dev.sextant.joinapi.metrics;
 
 import dev.sextant.grpcsupport.Refusal;
-import dev.sextant.joinapi.JoinRefusal;
+import dev.sextant.joinapi.refusal.JoinRefusal;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;

@@ -16,7 +16,7 @@ import jakarta.inject.Singleton;
  */
 @Singleton
 @Bean(typed = K3sPlan.class)
-public class K3sPlan implements KubernetesPlan {
+public class K3sPlan implements KubernetesJoinPlan {
     private final BootstrapTokens tokens;
     private final ClusterCaCertificate ca;
     private final ClusterInfo cluster;

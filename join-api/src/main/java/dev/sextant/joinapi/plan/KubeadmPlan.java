@@ -23,7 +23,7 @@ import org.bouncycastle.pkcs.PKCS10CertificationRequest;
  */
 @Singleton
 @Bean(typed = KubeadmPlan.class)
-public class KubeadmPlan implements KubernetesPlan {
+public class KubeadmPlan implements KubernetesJoinPlan {
     private final BootstrapTokens tokens;
     private final ClusterCaCertificate ca;
     private final ClusterInfo cluster;

@@ -5,11 +5,11 @@ import dev.sextant.joinapi.plan.ClusterInfo;
 import com.google.protobuf.ByteString;
 import com.google.protobuf.UnsafeByteOperations;
 import dev.sextant.grpcsupport.Refusal;
-import dev.sextant.joinapi.JoinRefusal;
 import dev.sextant.joinapi.binding.Bindings;
 import dev.sextant.joinapi.kms.JoinKeys;
 import dev.sextant.joinapi.kms.KeyServiceClient;
-import dev.sextant.joinapi.plan.KubernetesPlan;
+import dev.sextant.joinapi.plan.KubernetesJoinPlan;
+import dev.sextant.joinapi.refusal.JoinRefusal;
 import dev.sextant.keys.KeyDerivation;
 import dev.sextant.proto.v1.IssueJoinTicketRequest;
 import dev.sextant.proto.v1.IssueJoinTicketResponse;
@@ -36,11 +36,11 @@ public class TicketIssuer {
 
     private final KeyServiceClient kms;
     private final Bindings bindings;
-    private final KubernetesPlan kubernetes;
+    private final KubernetesJoinPlan kubernetes;
     private final ClusterInfo cluster;
     private final MemberCertifier certifier;
 
-    public TicketIssuer(KeyServiceClient kms, Bindings bindings, KubernetesPlan kubernetes, ClusterInfo cluster,
+    public TicketIssuer(KeyServiceClient kms, Bindings bindings, KubernetesJoinPlan kubernetes, ClusterInfo cluster,
                         MemberCertifier certifier) {
         this.kms = kms;
         this.certifier = certifier;
@@ -53,7 +53,7 @@ public class TicketIssuer {
         String uuid = InputChecks.diskUuid(request.getDiskUuid());
         String nodeName = InputChecks.nodeName(request.getNodeName());
         Optional<byte[]> memberKey = InputChecks.discoveryPublicKey(request.getDiscoveryPublicKey());
-        KubernetesPlan.Checked plan = kubernetes.check(request, nodeName);
+        KubernetesJoinPlan.Checked plan = kubernetes.check(request, nodeName);
 
         JoinKeys keys = kms.joinKeys(uuid);
         bindings.claimNode(akName, uuid, nodeName);

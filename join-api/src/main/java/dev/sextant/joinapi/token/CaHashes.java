@@ -1,6 +1,7 @@
 package dev.sextant.joinapi.token;
 
-import dev.sextant.joinapi.Hex;
+import dev.sextant.attestation.digest.Sha256;
+
 import java.security.cert.X509Certificate;
 
 /**
@@ -14,10 +15,10 @@ public final class CaHashes {
     }
 
     public static String caCertHash(X509Certificate ca) {
-        return "sha256:" + Hex.sha256Hex(ca.getPublicKey().getEncoded());
+        return "sha256:" + Sha256.hex(ca.getPublicKey().getEncoded());
     }
 
     public static String k3sToken(byte[] caBundleFileContents, BootstrapToken token) {
-        return "K10" + Hex.sha256Hex(caBundleFileContents) + "::" + token.value();
+        return "K10" + Sha256.hex(caBundleFileContents) + "::" + token.value();
     }
 }

@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import com.google.protobuf.ByteString;
 import dev.sextant.grpcsupport.Refusal;
-import dev.sextant.joinapi.JoinRefusal;
+import dev.sextant.joinapi.refusal.JoinRefusal;
 import dev.sextant.proto.v1.GetDataKeysRequest;
 import dev.sextant.proto.v1.GetDataKeysResponse;
 import dev.sextant.proto.v1.KeyServiceGrpc;

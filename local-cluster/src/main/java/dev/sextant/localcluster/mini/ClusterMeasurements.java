@@ -1,9 +1,8 @@
 package dev.sextant.localcluster.mini;
 
+import dev.sextant.attestation.digest.Sha256;
 import dev.sextant.attestation.policy.ExpectedValue;
 import dev.sextant.attestation.policy.Measurements;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.TreeMap;
 
 /**
@@ -25,14 +24,6 @@ public final class ClusterMeasurements {
     }
 
     static byte[] markedPcr15(byte[] clusterId) {
-        try {
-            MessageDigest sha256 = MessageDigest.getInstance("SHA-256");
-            byte[] event = sha256.digest(clusterId);
-            sha256.update(new byte[32]);
-            sha256.update(event);
-            return sha256.digest();
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("the JDK has no SHA-256", e);
-        }
+        return Sha256.of(new byte[32], Sha256.of(clusterId));
     }
 }

@@ -272,11 +272,6 @@ public final class MiniCluster {
 
     // ------------------------------------------------------------------------------ status, down
 
-    /** One node as {@code status} reports it. */
-    public record NodeReport(String name, String role, boolean qemuAlive, boolean swtpmAlive, String ports,
-                             String lastStatus, String verify) {
-    }
-
     /** Reads mini.json and looks at every node; empty when there is no cluster here. */
     public Optional<List<NodeReport>> status() throws Exception {
         return new MiniStatus(layout).status();

@@ -26,14 +26,14 @@ final class MiniStatus {
     }
 
     /** Reads mini.json and looks at every node; empty when there is no cluster here. */
-    Optional<List<MiniCluster.NodeReport>> status() throws Exception {
+    Optional<List<NodeReport>> status() throws Exception {
         Optional<MiniState> read = MiniState.read(layout.stateFile());
         if (read.isEmpty()) {
             return Optional.empty();
         }
         MiniState state = read.get();
         Optional<NodeAttestation> attestation = policy(state);
-        List<MiniCluster.NodeReport> reports = new ArrayList<>();
+        List<NodeReport> reports = new ArrayList<>();
         for (MiniState.Node node : state.nodes()) {
             boolean qemu = node.qemu() != null && node.qemu().alive();
             boolean swtpm = node.swtpm() != null && node.swtpm().alive();
@@ -48,7 +48,7 @@ final class MiniStatus {
             } else {
                 verify = verify(attestation.get(), node);
             }
-            reports.add(new MiniCluster.NodeReport(node.name(), node.role().label(), qemu, swtpm,
+            reports.add(new NodeReport(node.name(), node.role().label(), qemu, swtpm,
                     BootedNodes.forwards(node.ports()), last, verify));
         }
         return Optional.of(reports);

@@ -1,7 +1,7 @@
 package dev.sextant.localcluster.mini;
 
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
+import dev.sextant.attestation.digest.Sha256;
+
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -46,13 +46,6 @@ public final class NodeSettings {
      * DIGEST = SHA-256(SALT || secret). Only the hash reaches the node; the secret stays with the operator.
      */
     static String initSecretHash(byte[] salt, byte[] secret) {
-        try {
-            MessageDigest sha256 = MessageDigest.getInstance("SHA-256");
-            sha256.update(salt);
-            sha256.update(secret);
-            return "sha256:" + HexFormat.of().formatHex(salt) + ":" + HexFormat.of().formatHex(sha256.digest());
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("the JDK has no SHA-256", e);
-        }
+        return "sha256:" + HexFormat.of().formatHex(salt) + ":" + Sha256.hex(salt, secret);
     }
 }

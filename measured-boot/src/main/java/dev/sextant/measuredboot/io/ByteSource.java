@@ -1,8 +1,11 @@
 package dev.sextant.measuredboot.io;
 
+import dev.sextant.attestation.digest.Sha256;
+
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.security.MessageDigest;
 
 /**
  * Random read access to a bounded run of bytes (a file, a slice of a disk image, an array).
@@ -31,6 +34,24 @@ public interface ByteSource {
             throw new MalformedImageException(structure, position,
                     len + " bytes requested but the input ends at byte " + size());
         }
+    }
+
+    /** Feeds bytes [from, to) to {@code digest} in chunks of at most 1 MiB: a source of any size hashes in bounded memory. */
+    default void feed(MessageDigest digest, long from, long to) throws IOException {
+        byte[] buf = new byte[(int) Math.min(1 << 20, Math.max(1, to - from))];
+        for (long pos = from; pos < to; ) {
+            int n = (int) Math.min(buf.length, to - pos);
+            readFully(pos, buf, 0, n);
+            digest.update(buf, 0, n);
+            pos += n;
+        }
+    }
+
+    /** SHA-256 of the whole source. */
+    default byte[] sha256() throws IOException {
+        MessageDigest digest = Sha256.newDigest();
+        feed(digest, 0, size());
+        return digest.digest();
     }
 
     /** A window [offset, offset + length) of this source; fails if it does not fit. */

@@ -1,7 +1,7 @@
 package dev.sextant.measuredboot.pe;
 
+import dev.sextant.attestation.digest.Sha256;
 import dev.sextant.measuredboot.io.ByteSource;
-import dev.sextant.measuredboot.io.Digests;
 import dev.sextant.measuredboot.io.MalformedImageException;
 
 import java.io.IOException;
@@ -16,8 +16,6 @@ import java.util.List;
  * data in PointerToRawData order, then trailing data up to the attribute certificate table.
  */
 public final class Authenticode {
-    private static final int CHUNK = 1 << 20;
-
     private Authenticode() {
     }
 
@@ -26,7 +24,7 @@ public final class Authenticode {
     }
 
     public static byte[] sha256(PeFile pe) throws MalformedImageException, IOException {
-        MessageDigest md = Digests.newSha256();
+        MessageDigest md = Sha256.newDigest();
         ByteSource src = pe.source();
         hash(md, src, 0, pe.checksumOffset());
         if (pe.certDirEntryOffset() < 0) {
@@ -60,12 +58,6 @@ public final class Authenticode {
             throw new MalformedImageException("PE header", from, "hashed range ends before it starts (at " + to + ")");
         }
         src.require("PE hashed range", from, to - from);
-        byte[] buf = new byte[(int) Math.min(CHUNK, to - from)];
-        for (long pos = from; pos < to; ) {
-            int n = (int) Math.min(buf.length, to - pos);
-            src.readFully(pos, buf, 0, n);
-            md.update(buf, 0, n);
-            pos += n;
-        }
+        src.feed(md, from, to);
     }
 }

@@ -1,7 +1,6 @@
 package dev.sextant.measuredboot.predict;
 
 import dev.sextant.measuredboot.io.ByteSource;
-import dev.sextant.measuredboot.io.Digests;
 import dev.sextant.measuredboot.io.MalformedImageException;
 
 import java.io.IOException;
@@ -30,7 +29,7 @@ public final class Pcr11Rule {
             }
             byte[] name = Arrays.copyOf(s.sectionName().getBytes(StandardCharsets.US_ASCII), s.sectionName().length() + 1);
             bank.measure(PCR, name, "EV_IPL section name " + s.sectionName());
-            bank.extend(PCR, Digests.sha256(data.get()), "EV_IPL section data " + s.sectionName()
+            bank.extend(PCR, data.get().sha256(), "EV_IPL section data " + s.sectionName()
                     + " (" + data.get().size() + " bytes)");
         }
     }

@@ -1,7 +1,6 @@
 package dev.sextant.measuredboot.predict;
 
 import dev.sextant.measuredboot.io.ByteSource;
-import dev.sextant.measuredboot.io.Digests;
 import dev.sextant.measuredboot.io.MalformedImageException;
 
 import java.io.IOException;
@@ -44,7 +43,7 @@ public final class Pcr9Rule {
         }
         Optional<ByteSource> initrd = uki.data(UkiSection.INITRD);
         if (initrd.isPresent() && initrd.get().size() > 0) {
-            bank.extend(PCR, Digests.sha256(initrd.get()), "EV_EVENT_TAG Linux initrd (" + initrd.get().size() + " bytes)");
+            bank.extend(PCR, initrd.get().sha256(), "EV_EVENT_TAG Linux initrd (" + initrd.get().size() + " bytes)");
         }
     }
 

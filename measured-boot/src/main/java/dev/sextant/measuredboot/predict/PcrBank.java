@@ -1,8 +1,7 @@
 package dev.sextant.measuredboot.predict;
 
-import dev.sextant.measuredboot.io.Digests;
+import dev.sextant.attestation.digest.Sha256;
 
-import java.security.MessageDigest;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -35,16 +34,13 @@ public final class PcrBank {
         if (digest.length != DIGEST) {
             throw new IllegalArgumentException("a SHA-256 bank takes 32-byte digests, not " + digest.length);
         }
-        MessageDigest md = Digests.newSha256();
-        md.update(old);
-        md.update(digest);
-        values.put(pcr, md.digest());
+        values.put(pcr, Sha256.of(old, digest));
         events.add(new MeasuredEvent(pcr, digest, description));
     }
 
     /** Extends the SHA-256 of {@code data} (what a TPM2_PCR_Event / HashLogExtendEvent does). */
     public void measure(int pcr, byte[] data, String description) {
-        extend(pcr, Digests.sha256(data), description);
+        extend(pcr, Sha256.of(data), description);
     }
 
     public byte[] value(int pcr) {

@@ -1,7 +1,7 @@
 package dev.sextant.measuredboot.predict;
 
+import dev.sextant.attestation.digest.Sha256;
 import dev.sextant.measuredboot.io.ArraySource;
-import dev.sextant.measuredboot.io.Digests;
 import dev.sextant.measuredboot.testing.TestPe;
 import dev.sextant.measuredboot.testing.TestPe.Sec;
 import org.junit.jupiter.api.DisplayName;
@@ -49,8 +49,8 @@ class GoldenPredictionTest {
     @DisplayName("the two fixed PCR 4 events are the digests PFP-conformant firmware logs")
     void pcr4Constants() {
         assertEquals("3d6772b4f84ed47595d72a2c4c5ffd15f5bb72c7507fe26f2aaee2c69d5633ba",
-                HEX.formatHex(Digests.sha256(Pcr4Rule.CALLING.getBytes(StandardCharsets.US_ASCII))));
-        assertEquals("df3f619804a92fdb4057192dc43dd748ea778adc52bc498ce80524c014b81119", HEX.formatHex(Digests.sha256(new byte[4])));
+                HEX.formatHex(Sha256.of(Pcr4Rule.CALLING.getBytes(StandardCharsets.US_ASCII))));
+        assertEquals("df3f619804a92fdb4057192dc43dd748ea778adc52bc498ce80524c014b81119", HEX.formatHex(Sha256.of(new byte[4])));
     }
 
     @Test

@@ -1,6 +1,7 @@
 package dev.sextant.measuredboot.predict;
 
-import dev.sextant.measuredboot.io.Digests;
+import dev.sextant.attestation.digest.Sha256;
+
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
@@ -15,9 +16,9 @@ class PcrBankTest {
     @DisplayName("extends as SHA-256(old || digest) from zero and records a described event per extend")
     void extend() {
         PcrBank bank = new PcrBank(4);
-        byte[] d = Digests.sha256(new byte[4]);
+        byte[] d = Sha256.of(new byte[4]);
         bank.extend(4, d, "EV_SEPARATOR");
-        byte[] expected = Digests.sha256(concat(new byte[32], d));
+        byte[] expected = Sha256.of(concat(new byte[32], d));
         assertEquals(HexFormat.of().formatHex(expected), HexFormat.of().formatHex(bank.value(4)));
         assertEquals(1, bank.events().size());
         assertEquals("EV_SEPARATOR", bank.events().get(0).description());

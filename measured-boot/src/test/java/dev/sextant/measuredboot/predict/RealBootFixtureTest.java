@@ -1,6 +1,6 @@
 package dev.sextant.measuredboot.predict;
 
-import dev.sextant.measuredboot.io.Digests;
+import dev.sextant.attestation.digest.Sha256;
 import dev.sextant.measuredboot.testing.TcgLog;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
@@ -59,8 +59,8 @@ class RealBootFixtureTest {
         List<TcgLog.Event> e = events(4);
         assertEquals(List.of(TcgLog.EV_EFI_ACTION, TcgLog.EV_SEPARATOR, TcgLog.EV_EFI_BOOT_SERVICES_APPLICATION,
                 TcgLog.EV_EFI_BOOT_SERVICES_APPLICATION), e.stream().map(TcgLog.Event::type).toList());
-        assertEquals(HEX.formatHex(Digests.sha256(Pcr4Rule.CALLING.getBytes(StandardCharsets.US_ASCII))), HEX.formatHex(e.get(0).sha256()));
-        assertEquals(HEX.formatHex(Digests.sha256(new byte[4])), HEX.formatHex(e.get(1).sha256()));
+        assertEquals(HEX.formatHex(Sha256.of(Pcr4Rule.CALLING.getBytes(StandardCharsets.US_ASCII))), HEX.formatHex(e.get(0).sha256()));
+        assertEquals(HEX.formatHex(Sha256.of(new byte[4])), HEX.formatHex(e.get(1).sha256()));
     }
 
     @Test
@@ -80,7 +80,7 @@ class RealBootFixtureTest {
         for (int i = 0; i < names.size(); i++) {
             byte[] nameNul = (names.get(i) + "\0").getBytes(StandardCharsets.US_ASCII);
             assertEquals(TcgLog.EV_IPL, e.get(2 * i).type());
-            assertEquals(HEX.formatHex(Digests.sha256(nameNul)), HEX.formatHex(e.get(2 * i).sha256()), names.get(i));
+            assertEquals(HEX.formatHex(Sha256.of(nameNul)), HEX.formatHex(e.get(2 * i).sha256()), names.get(i));
         }
         assertEquals(List.of(UkiSection.LINUX, UkiSection.OSREL, UkiSection.CMDLINE, UkiSection.INITRD),
                 UkiSection.knownTo(252).stream().filter(s -> names.contains(s.sectionName())).toList());

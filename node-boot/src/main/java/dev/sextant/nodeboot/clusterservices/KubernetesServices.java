@@ -19,9 +19,9 @@ import java.nio.charset.StandardCharsets;
  */
 @Singleton
 public final class KubernetesServices implements Deployer {
-    private final KubernetesSettings settings;
+    private final KubernetesServicesSettings settings;
 
-    public KubernetesServices(KubernetesSettings settings) {
+    public KubernetesServices(KubernetesServicesSettings settings) {
         this.settings = settings;
     }
 

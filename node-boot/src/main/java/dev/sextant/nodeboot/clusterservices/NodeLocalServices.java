@@ -105,21 +105,22 @@ public final class NodeLocalServices implements Deployer {
                 defaults.kubernetes().distribution(), Optional.empty(), defaults.kubernetes().namespace(),
                 defaults.kubernetes().timeout());
         Optional<String> tpm = settings.joinTpm().isBlank() ? Optional.empty() : Optional.of(settings.joinTpm());
-        return defaults
-                .withPorts(new ServerPorts(Optional.of(settings.joinPort()), Optional.empty()))
-                .withKubernetes(noKubernetes)
-                .withRecordsDir(dir.resolve("records"))
-                .withKms(new JoinServiceConfig.Kms("127.0.0.1:" + settings.kmsPort(), defaults.kms().deadline()))
-                .withApiServerEndpoint(input.apiServerEndpoint())
-                .withMeasurementSaltFile(salt)
-                .withMeasurements(new JoinServiceConfig.Measurements(measurements, publicKey, defaults.measurements().pollInterval()))
-                .withEkCaFile(ekCa)
-                .withCa(new JoinServiceConfig.Ca(ca.certificate(), ca.key()))
-                .withControlPlaneDir(Files.createDirectories(dir.resolve("pki")))
+        return defaults.toBuilder()
+                .ports(new ServerPorts(Optional.of(settings.joinPort()), Optional.empty()))
+                .kubernetes(noKubernetes)
+                .recordsDir(dir.resolve("records"))
+                .kms(new JoinServiceConfig.Kms("127.0.0.1:" + settings.kmsPort(), defaults.kms().deadline()))
+                .apiServerEndpoint(input.apiServerEndpoint())
+                .measurementSaltFile(salt)
+                .measurements(new JoinServiceConfig.Measurements(measurements, publicKey, defaults.measurements().pollInterval()))
+                .ekCaFile(ekCa)
+                .ca(new JoinServiceConfig.Ca(ca.certificate(), ca.key()))
+                .controlPlaneDir(Files.createDirectories(dir.resolve("pki")))
                 // The join service claims these for the init node before it serves, so no other AK can.
-                .withInitNode(Optional.ofNullable(input.initNode()).map(n ->
+                .initNode(Optional.ofNullable(input.initNode()).map(n ->
                         new JoinServiceConfig.InitNode(n.akNameHex(), n.nodeName(), n.diskUuids())))
-                .withAtls(new JoinServiceConfig.Atls(true, tpm, defaults.atls().serverEventLog()));
+                .atls(new JoinServiceConfig.Atls(true, tpm, defaults.atls().serverEventLog()))
+                .build();
     }
 
     /** The image's units read {@code <dir>/kms.properties} and {@code <dir>/join.properties}. */

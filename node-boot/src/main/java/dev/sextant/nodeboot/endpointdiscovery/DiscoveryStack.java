@@ -32,7 +32,7 @@ import java.util.List;
  * split waits a merge round to heal.
  */
 final class DiscoveryStack {
-    /** Builds a stack; a second implementation exists only in the benchmarks (their baseline, BaselineStack). */
+    /** Builds a stack: {@link #build}, or in tests the same with protocols that drop or hold back messages. */
     interface Factory {
         List<Protocol> build(InetAddress bind, int port, List<InetSocketAddress> seeds, byte[] groupKey,
                              Duration failureTimeout);
@@ -49,7 +49,6 @@ final class DiscoveryStack {
         tcp.setBindAddress(bind);
         tcp.setBindPort(port);
         tcp.setValue("port_range", 0);
-        tcp.getMessageStats().enable(true);
         TCPPING ping = new TCPPING();
         ping.initialHosts(seeds);
         ping.setPortRange(0);

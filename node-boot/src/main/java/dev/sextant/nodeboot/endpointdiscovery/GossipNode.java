@@ -102,7 +102,7 @@ public final class GossipNode implements AutoCloseable {
         return start(config, groupKey, credentials, onChange, DiscoveryStack::build);
     }
 
-    /** With another stack: the benchmarks compare a baseline stack with this one. */
+    /** With the stack {@code stack} builds: tests wrap the real one in protocols that drop or hold back messages. */
     static GossipNode start(Config config, byte[] groupKey, MemberCredentials credentials,
                             Consumer<SortedSet<EndpointRecord>> onChange, DiscoveryStack.Factory stack) throws Exception {
         String certified = credentials.check(Instant.now()).nodeName();
@@ -159,11 +159,6 @@ public final class GossipNode implements AutoCloseable {
         return view == null ? "-" : view.getViewId().toString();
     }
 
-    /** Bytes this member's transport has sent so far (JGroups' message statistics: payload bytes, no TCP/IP overhead). */
-    long bytesSent() {
-        return channel.getProtocolStack().getTransport().getMessageStats().getNumBytesSent();
-    }
-
     /** To the group ({@code to} null) or to one member; nothing before the first publish. */
     private void announce(Address to) {
         byte[] payload;
@@ -216,9 +211,9 @@ public final class GossipNode implements AutoCloseable {
         public void viewAccepted(View delivered) {
             // The channel's current view, not the one delivered: JGroups hands the joining node's first
             // view to connect()'s thread while later views arrive on its pool, so on a busy machine a
-            // first view can be applied late, after newer ones. Its shorter member list would then stay
-            // in the record table and refuse every other member's announcements until the next view
-            // change, which at rest never comes.
+            // first view can be applied after newer ones. Its shorter member list would then stay in the
+            // record table and refuse every other member's announcements until the next view change,
+            // which at rest never comes.
             View current = channel.getView();
             View view = current != null ? current : delivered;
             // Synchronously, so an announcement from a member of this view is never refused as a stranger's.
@@ -276,14 +271,13 @@ public final class GossipNode implements AutoCloseable {
      * members drop the records at once: JGroups' leave is a single request to the coordinator, which a
      * coordinator still finishing a merge discards (its view handler is suspended until the merge
      * ends), and the node then leaves silently, its records kept until failure detection removes it
-     * seconds later (as when a node leaves right after a healed partition: DiscoveryNetnsTest).
+     * seconds later (a node leaving right after a healed partition).
      *
      * <p>The withdrawal goes to each member directly as well as to the group. A member that dropped
      * this node's multicasts while it did not yet count this node a member (during that same merge)
      * delivers its later multicasts only after the dropped ones are retransmitted, which a node that
-     * has left no longer does; its unicasts are not held back (in DiscoveryNetnsTest the multicast
-     * withdrawal alone can reach one member and not the other, whose merge view came last).
-     * Receivers keep only the newest version of each member's records, so the copies are harmless.
+     * has left no longer does; its unicasts are not held back. Receivers keep only the newest version
+     * of each member's records, so the copies are harmless.
      */
     @Override
     public void close() {

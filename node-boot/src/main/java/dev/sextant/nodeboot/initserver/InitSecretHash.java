@@ -1,10 +1,11 @@
 package dev.sextant.nodeboot.initserver;
 
+import dev.sextant.attestation.digest.Sha256;
+
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 
 /**
@@ -56,12 +57,6 @@ public final class InitSecretHash {
     }
 
     private static byte[] hash(byte[] salt, byte[] secret) {
-        try {
-            MessageDigest sha256 = MessageDigest.getInstance("SHA-256");
-            sha256.update(salt);
-            return sha256.digest(secret);
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("every Java platform has SHA-256", e);
-        }
+        return Sha256.of(salt, secret);
     }
 }

@@ -20,7 +20,7 @@ import java.util.Locale;
 public final class ClusterKeys {
     public static final int KEY_BYTES = KeyDerivation.KEY_BYTES;
     /** The init node certifies itself for as long as the join service certifies the others. */
-    public static final Duration MEMBER_CERTIFICATE_VALIDITY = JoinServiceConfig.DEFAULT_MEMBER_CERTIFICATE_VALIDITY;
+    public static final Duration MEMBER_CERTIFICATE_VALIDITY = JoinServiceConfig.defaults().memberCertificateValidity();
     /** Data-key ID of the discovery group key (join-api's TicketIssuer asks the KMS for the same ID). */
 
     private final KeyDerivation derivation;

@@ -1,7 +1,7 @@
 package dev.sextant.nodeboot.bringup;
 
 import dev.sextant.nodeboot.clusterservices.KubernetesServices;
-import dev.sextant.nodeboot.clusterservices.KubernetesSettings;
+import dev.sextant.nodeboot.clusterservices.KubernetesServicesSettings;
 import dev.sextant.nodeboot.clusterservices.NodeLocalServices;
 import dev.sextant.nodeboot.clusterservices.NodeLocalSettings;
 import dev.sextant.nodeboot.datavolume.DataVolumeSettings;
@@ -76,7 +76,7 @@ public final class TestNode implements AutoCloseable {
                 services.getLocalPort(), services.getLocalPort(), "", Duration.ofSeconds(5)), units);
         var dataVolumes = new DataVolumes(new DataVolumeSettings(false, "", "cp", "", dir, dir, dir, "x", dir,
                 Duration.ofMinutes(1), 8192, 4), (argv, stdin) -> { throw new AssertionError("no data volume"); });
-        var clusterServices = new ServicesStep(nodeLocal, new KubernetesServices(new KubernetesSettings(
+        var clusterServices = new ServicesStep(nodeLocal, new KubernetesServices(new KubernetesServicesSettings(
                 "sextant/join-service@sha256:" + "a".repeat(64), "sextant/kms@sha256:" + "b".repeat(64), 30090)), () -> AK_NAME);
         this.bringUp = new BringUp(lock, new MemberDisk(disk, diskSettings, stateFile), dataVolumes, kubernetes, clusterServices,
                 DiscoveryResume.disabled(), failure);

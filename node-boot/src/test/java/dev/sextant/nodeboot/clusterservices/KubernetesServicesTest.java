@@ -24,7 +24,7 @@ class KubernetesServicesTest {
 
     private final KubeApiDouble api = new KubeApiDouble();
     private final KubernetesServices services =
-            new KubernetesServices(new KubernetesSettings("sextant/join-service@sha256:" + "a".repeat(64), "sextant/kms@sha256:" + "b".repeat(64), 30090));
+            new KubernetesServices(new KubernetesServicesSettings("sextant/join-service@sha256:" + "a".repeat(64), "sextant/kms@sha256:" + "b".repeat(64), 30090));
 
     @AfterEach
     void close() {

@@ -1,10 +1,14 @@
 package dev.sextant.nodeboot.endpointdiscovery;
 
+import org.jgroups.protocols.TP;
+import org.jgroups.stack.Protocol;
+
 import java.net.InetAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
  * Discovery figures for many members per JVM (scripts/bench-discovery.sh, after the netns figures):
@@ -36,7 +40,8 @@ public final class DiscoveryScaleFigures {
         double maxRate = -1;
         int converged = 0;
         for (int run = 0; run < runs; run++) {
-            try (InJvmCluster cluster = new InJvmCluster(n, Math.min(3, n), failureTimeout, stack)) {
+            List<TP> transports = new CopyOnWriteArrayList<>();
+            try (InJvmCluster cluster = new InJvmCluster(n, Math.min(3, n), failureTimeout, counting(stack, transports))) {
                 cluster.startAll();
                 // From the moment the last member has joined (or founded) a group.
                 long took = NetnsCluster.await(cap, cluster::converged);
@@ -53,9 +58,9 @@ public final class DiscoveryScaleFigures {
                         () -> cluster.nodes.stream().allMatch(x -> x.records().contains(extra))));
                 if (meanRate < 0) {
                     Thread.sleep(3000);
-                    long[] before = cluster.sentBytes();
+                    long[] before = sentBytes(transports);
                     Thread.sleep(rest * 1000L);
-                    long[] after = cluster.sentBytes();
+                    long[] after = sentBytes(transports);
                     double sum = 0;
                     for (int i = 0; i < n; i++) {
                         double rate = (after[i] - before[i]) / (double) rest;
@@ -71,5 +76,21 @@ public final class DiscoveryScaleFigures {
                         + "(failure timeout %d s)%n",
                 label, n, converged, runs, cap.toSeconds(), converge, propagate, meanRate, maxRate,
                 failureTimeout.toSeconds());
+    }
+
+    /** {@code stack}, its transport counting what it sends; each member's transport is added to {@code transports}. */
+    private static DiscoveryStack.Factory counting(DiscoveryStack.Factory stack, List<TP> transports) {
+        return (bind, port, seeds, key, timeout) -> {
+            List<Protocol> protocols = stack.build(bind, port, seeds, key, timeout);
+            TP transport = protocols.stream().filter(TP.class::isInstance).map(TP.class::cast).findFirst().orElseThrow();
+            transport.getMessageStats().enable(true);
+            transports.add(transport);
+            return protocols;
+        };
+    }
+
+    /** Bytes each member has put on the wire so far (JGroups' message statistics: payload only, no TCP/IP). */
+    private static long[] sentBytes(List<TP> transports) {
+        return transports.stream().mapToLong(t -> t.getMessageStats().getNumBytesSent()).toArray();
     }
 }

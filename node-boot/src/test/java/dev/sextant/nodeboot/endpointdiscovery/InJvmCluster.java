@@ -100,11 +100,6 @@ final class InJvmCluster implements AutoCloseable {
         return out.toString();
     }
 
-    /** Bytes all members have put on the wire so far, per member. */
-    long[] sentBytes() {
-        return nodes.stream().mapToLong(GossipNode::bytesSent).toArray();
-    }
-
     /** Starts the next member (one at a time, in order) and publishes its record; returns once it is a member. */
     GossipNode startNext() throws Exception {
         int i = nodes.size();

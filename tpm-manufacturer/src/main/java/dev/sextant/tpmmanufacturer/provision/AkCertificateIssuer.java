@@ -1,6 +1,7 @@
 package dev.sextant.tpmmanufacturer.provision;
 
 import dev.sextant.attestation.AkBinding;
+import dev.sextant.attestation.digest.Sha256;
 import org.bouncycastle.asn1.x500.X500Name;
 import org.bouncycastle.cert.X509CertificateHolder;
 import org.bouncycastle.cert.jcajce.JcaX509CertificateConverter;
@@ -11,7 +12,6 @@ import org.bouncycastle.operator.jcajce.JcaContentSignerBuilder;
 import java.io.IOException;
 import java.math.BigInteger;
 import java.security.GeneralSecurityException;
-import java.security.MessageDigest;
 import java.security.PrivateKey;
 import java.security.PublicKey;
 import java.security.SecureRandom;
@@ -62,7 +62,7 @@ public final class AkCertificateIssuer {
         try {
             // The SPKI exactly as encoded in the certificate, not as the JCA key re-encodes it.
             byte[] spki = new X509CertificateHolder(ekCertificate.getEncoded()).getSubjectPublicKeyInfo().getEncoded("DER");
-            byte[] ekSpkiHash = MessageDigest.getInstance("SHA-256").digest(spki);
+            byte[] ekSpkiHash = Sha256.of(spki);
             return new AkBinding(akName, ekSpkiHash).encode();
         } catch (IOException e) {
             throw new GeneralSecurityException("encoding the AK binding: " + e.getMessage(), e);

@@ -3,6 +3,7 @@ package dev.sextant.tpm.attest;
 import com.google.protobuf.ByteString;
 import dev.sextant.attestation.Purpose;
 import dev.sextant.attestation.Variant;
+import dev.sextant.attestation.digest.Sha256;
 import dev.sextant.attestation.issue.AttestationException;
 import dev.sextant.attestation.issue.Attester;
 import dev.sextant.attestation.issue.QuoteBatcher;
@@ -25,7 +26,6 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.security.PublicKey;
 import java.security.cert.CertificateException;
 import java.security.cert.CertificateFactory;
@@ -185,13 +185,7 @@ public final class TpmAttester implements Attester, AutoCloseable {
     }
 
     static byte[] digestOf(SortedMap<Integer, byte[]> pcrs) {
-        try {
-            MessageDigest sha = MessageDigest.getInstance("SHA-256");
-            pcrs.values().forEach(sha::update);
-            return sha.digest();
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("SHA-256 is part of every Java platform", e);
-        }
+        return Sha256.of(pcrs.values().toArray(byte[][]::new));
     }
 
     private byte[] readEventLog() throws AttestationException {

@@ -17,7 +17,7 @@ import java.nio.file.NotDirectoryException;
  * failures as {@link CliFailure}s; anything else is worded here as well as its type allows. The
  * exception's class and stack trace, and its causes, are printed only with {@code --debug}.
  */
-public final class FailureHandler implements CommandLine.IExecutionExceptionHandler {
+public final class ExecutionErrorHandler implements CommandLine.IExecutionExceptionHandler {
     public static final String DEBUG_OPTION = "--debug";
 
     @Override

@@ -1,4 +1,4 @@
-package dev.sextant.cli;
+package dev.sextant.cli.input;
 
 import picocli.CommandLine;
 

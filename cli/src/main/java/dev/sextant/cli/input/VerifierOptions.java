@@ -1,4 +1,4 @@
-package dev.sextant.cli;
+package dev.sextant.cli.input;
 
 import com.google.protobuf.ByteString;
 import dev.sextant.attestation.policy.Measurements;
@@ -8,9 +8,6 @@ import dev.sextant.attestation.verify.AkTrust;
 import dev.sextant.attestation.verify.DocumentVerifier;
 import dev.sextant.attestation.verify.VerifierPolicy;
 import dev.sextant.cli.failure.CliFailure;
-import dev.sextant.cli.input.InputFiles;
-import dev.sextant.cli.input.MeasurementsInput;
-import dev.sextant.cli.input.PemKeys;
 import dev.sextant.proto.v1.SignedMeasurements;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Model.CommandSpec;

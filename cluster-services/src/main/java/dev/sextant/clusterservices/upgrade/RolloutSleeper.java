@@ -4,8 +4,8 @@ import java.time.Duration;
 
 /** Waits between rollout polls: {@link Thread#sleep} in production, a clock advance in tests. */
 @FunctionalInterface
-public interface Sleeper {
-    Sleeper REAL = d -> Thread.sleep(d.toMillis());
+public interface RolloutSleeper {
+    RolloutSleeper REAL = d -> Thread.sleep(d.toMillis());
 
     void sleep(Duration duration) throws InterruptedException;
 }

@@ -13,13 +13,13 @@ import java.util.stream.Stream;
  * A measurements file and its {@code .sig}, held in memory so that the bytes that were verified are
  * the bytes that go into the cluster (a file changed after the check cannot slip in).
  */
-public record SignedMeasurements(byte[] json, byte[] signature) {
+public record SignedMeasurementsFile(byte[] json, byte[] signature) {
 
     /** Reads {@code file} and {@code file.sig}; a missing signature is an error, never "unsigned". */
-    public static SignedMeasurements read(Path file) throws MeasurementsException {
+    public static SignedMeasurementsFile read(Path file) throws MeasurementsException {
         Path sig = MeasurementsFile.signatureFile(file);
         try {
-            return new SignedMeasurements(Files.readAllBytes(file), Files.readAllBytes(sig));
+            return new SignedMeasurementsFile(Files.readAllBytes(file), Files.readAllBytes(sig));
         } catch (NoSuchFileException e) {
             throw new MeasurementsException(e.getFile() + " does not exist"
                     + (e.getFile().equals(sig.toString()) ? " (sign the measurements with `sextant measurements sign`)" : ""), e);

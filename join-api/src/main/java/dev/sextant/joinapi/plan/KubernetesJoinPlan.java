@@ -10,7 +10,7 @@ import dev.sextant.proto.v1.IssueJoinTicketResponse;
  * is checked before anything is written, and what is signed or created (certificate, bootstrap
  * token) only after the bindings succeeded.
  */
-public interface KubernetesPlan {
+public interface KubernetesJoinPlan {
 
     /** Checks the request's distribution-specific fields; writes, signs and creates nothing. */
     Checked check(IssueJoinTicketRequest request, String nodeName) throws Refusal;

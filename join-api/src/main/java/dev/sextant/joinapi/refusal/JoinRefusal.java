@@ -1,4 +1,4 @@
-package dev.sextant.joinapi;
+package dev.sextant.joinapi.refusal;
 
 import dev.sextant.grpcsupport.Refusal;
 import io.grpc.Status;

@@ -11,7 +11,7 @@ import io.micronaut.core.bind.annotation.Bindable;
  * @param joinNodePort the NodePort joining nodes call the join service on
  */
 @ConfigurationProperties("sextant.services.kubernetes")
-public record KubernetesSettings(
+public record KubernetesServicesSettings(
         @Bindable(defaultValue = "sextant/join-service:0.1.0-SNAPSHOT") String joinImage,
         @Bindable(defaultValue = "sextant/kms:0.1.0-SNAPSHOT") String kmsImage,
         @Bindable(defaultValue = "30090") int joinNodePort) {

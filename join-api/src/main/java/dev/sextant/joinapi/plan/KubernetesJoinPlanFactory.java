@@ -13,11 +13,11 @@ import org.slf4j.LoggerFactory;
  * the chosen plan is built, so a k3s join service never loads a CA private key.
  */
 @Factory
-class KubernetesPlanFactory {
-    private static final Logger LOG = LoggerFactory.getLogger(KubernetesPlanFactory.class);
+class KubernetesJoinPlanFactory {
+    private static final Logger LOG = LoggerFactory.getLogger(KubernetesJoinPlanFactory.class);
 
     @Singleton
-    KubernetesPlan plan(JoinServiceConfig config, BeanProvider<K3sPlan> k3s, BeanProvider<KubeadmPlan> kubeadm) {
+    KubernetesJoinPlan plan(JoinServiceConfig config, BeanProvider<K3sPlan> k3s, BeanProvider<KubeadmPlan> kubeadm) {
         if (!config.kubernetes().enabled()) {
             LOG.info("no Kubernetes: tickets carry the membership keys and no Kubernetes plan");
             return (request, nodeName) -> ticket -> { };

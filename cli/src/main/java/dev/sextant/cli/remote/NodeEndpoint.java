@@ -3,8 +3,8 @@ package dev.sextant.cli.remote;
 import picocli.CommandLine;
 
 /** HOST:PORT of a node's gRPC port, as {@code --endpoint} takes it; an IPv6 host goes in brackets. */
-public record Endpoint(String host, int port) {
-    public static Endpoint parse(String value) {
+public record NodeEndpoint(String host, int port) {
+    public static NodeEndpoint parse(String value) {
         int colon = value.lastIndexOf(':');
         if (colon <= 0 || colon == value.length() - 1) {
             throw new IllegalArgumentException("'" + value + "' is not HOST:PORT, e.g. 192.0.2.10:9000");
@@ -22,7 +22,7 @@ public record Endpoint(String host, int port) {
         if (port < 1 || port > 65535) {
             throw new IllegalArgumentException("'" + value + "' has no port number (1..65535) after the last ':'");
         }
-        return new Endpoint(host, port);
+        return new NodeEndpoint(host, port);
     }
 
     @Override
@@ -31,9 +31,9 @@ public record Endpoint(String host, int port) {
     }
 
     /** Makes a malformed {@code --endpoint} a usage error that names the option. */
-    public static final class Converter implements CommandLine.ITypeConverter<Endpoint> {
+    public static final class Converter implements CommandLine.ITypeConverter<NodeEndpoint> {
         @Override
-        public Endpoint convert(String value) {
+        public NodeEndpoint convert(String value) {
             try {
                 return parse(value.strip());
             } catch (IllegalArgumentException e) {
