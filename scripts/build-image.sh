@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the Sextant node image: a thin wrapper around `sextant image build` (the image tool,
-# dev.sextant.imagetool, drives mkosi 24, ships node-boot, predicts the PCRs and writes
+# dev.sextant.imagebuilder, drives mkosi 24, ships node-boot, predicts the PCRs and writes
 # OUTDIR/measurements.json). Kept for scripts and habits that call it.
 #   scripts/build-image.sh [OUTDIR]            default OUTDIR: <repo>/out/image
 # Environment:

@@ -52,12 +52,12 @@ class ModuleDependenciesTest {
             nodeboot                                       -> grpcsupport keys proto atls attestation tpm clusterservices
 
             tpmmanufacturer                                -> tpm attestation
-            imagetool                                      -> measuredboot attestation
-            localcluster                                   -> proto attestation tpm atls tpmmanufacturer measuredboot imagetool
+            imagebuilder                                      -> measuredboot attestation
+            localcluster                                   -> proto attestation tpm atls tpmmanufacturer measuredboot imagebuilder
 
             kms joinapi nodeboot clusterservices           -> serviceconfig
 
-            cli                                            -> proto attestation tpm atls tpmmanufacturer measuredboot imagetool localcluster keys clusterservices grpcsupport
+            cli                                            -> proto attestation tpm atls tpmmanufacturer measuredboot imagebuilder localcluster keys clusterservices grpcsupport
             """;
 
 

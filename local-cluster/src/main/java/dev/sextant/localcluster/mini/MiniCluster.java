@@ -3,7 +3,7 @@ package dev.sextant.localcluster.mini;
 import dev.sextant.attestation.policy.Measurements;
 import dev.sextant.attestation.policy.MeasurementsException;
 import dev.sextant.attestation.policy.MeasurementsFile;
-import dev.sextant.imagetool.BuildException;
+import dev.sextant.imagebuilder.BuildException;
 import dev.sextant.localcluster.qemu.Accel;
 import dev.sextant.localcluster.qemu.FactoryTpm;
 import dev.sextant.localcluster.qemu.FreePort;

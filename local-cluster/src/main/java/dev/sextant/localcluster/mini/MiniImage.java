@@ -2,11 +2,11 @@ package dev.sextant.localcluster.mini;
 
 import dev.sextant.attestation.policy.MeasurementsException;
 import dev.sextant.attestation.policy.MeasurementsFile;
-import dev.sextant.imagetool.BuildException;
-import dev.sextant.imagetool.BuildRequest;
-import dev.sextant.imagetool.BuildResult;
-import dev.sextant.imagetool.ImageBuilder;
-import dev.sextant.imagetool.NodeBootJars;
+import dev.sextant.imagebuilder.BuildException;
+import dev.sextant.imagebuilder.BuildRequest;
+import dev.sextant.imagebuilder.BuildResult;
+import dev.sextant.imagebuilder.ImageBuilder;
+import dev.sextant.imagebuilder.NodeBootJars;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

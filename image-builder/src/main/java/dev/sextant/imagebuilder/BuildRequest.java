@@ -1,0 +1,41 @@
+package dev.sextant.imagebuilder;
+
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * What {@link ImageBuilder} builds: the mkosi configuration directory ({@code <repo>/mkosi}),
+ * the output directory, the scratch and cache directories mkosi reuses between builds, the node
+ * software (programs and their jars), an optional k3s binary to ship, and extra mkosi arguments.
+ */
+public record BuildRequest(Path mkosiDir, Path outDir, Path workDir, Path cacheDir,
+                           Optional<NodeSoftware> node, Optional<Path> k3s, List<String> mkosiArgs, boolean force) {
+    public BuildRequest {
+        mkosiDir = mkosiDir.toAbsolutePath().normalize();
+        outDir = outDir.toAbsolutePath().normalize();
+        workDir = workDir.toAbsolutePath().normalize();
+        cacheDir = cacheDir.toAbsolutePath().normalize();
+        mkosiArgs = List.copyOf(mkosiArgs);
+    }
+
+    /** The layout scripts/build-image.sh used: scratch and cache under {@code <repo>/.build}. */
+    public static BuildRequest forRepo(Path repo, Path outDir, Optional<NodeSoftware> node) {
+        Path build = repo.resolve(".build");
+        return new BuildRequest(repo.resolve("mkosi"), outDir, build.resolve("mkosi-work"),
+                build.resolve("mkosi-cache"), node, Optional.empty(), List.of(), false);
+    }
+
+    public BuildRequest withMkosiArgs(List<String> args, boolean forceRebuild) {
+        return new BuildRequest(mkosiDir, outDir, workDir, cacheDir, node, k3s, args, forceRebuild);
+    }
+
+    /** Ships {@code binary} as /usr/local/bin/k3s, where the node's Kubernetes driver looks for it. */
+    public BuildRequest withK3s(Optional<Path> binary) {
+        return new BuildRequest(mkosiDir, outDir, workDir, cacheDir, node, binary, mkosiArgs, force);
+    }
+
+    public Path image() {
+        return outDir.resolve("image.raw");
+    }
+}

@@ -1,0 +1,22 @@
+package dev.sextant.imagebuilder;
+
+import dev.sextant.measuredboot.predict.Prediction;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * A built (or reused) image: its files, the PCRs predicted from it, and how long each stage took
+ * (in order), so a benchmark run shows cold and cached build times.
+ */
+public record BuildResult(Path image, Path measurements, Prediction prediction,
+                          Map<String, Duration> stages, boolean reused) {
+    public BuildResult {
+        stages = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(stages));
+    }
+
+    public Duration total() {
+        return stages.values().stream().reduce(Duration.ZERO, Duration::plus);
+    }
+}

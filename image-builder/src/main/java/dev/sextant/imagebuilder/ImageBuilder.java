@@ -1,0 +1,136 @@
+package dev.sextant.imagebuilder;
+
+import dev.sextant.attestation.policy.MeasurementsFile;
+import dev.sextant.attestation.policy.VersionedMeasurements;
+import dev.sextant.measuredboot.io.MalformedImageException;
+import dev.sextant.measuredboot.predict.PcrPredictor;
+import dev.sextant.measuredboot.predict.Prediction;
+import dev.sextant.measuredboot.predict.UnpredictableUkiException;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Consumer;
+
+/**
+ * Builds the node image with mkosi and predicts its PCRs: stages the apt sources and the node
+ * software, runs mkosi (output streamed with an {@code mkosi| } prefix), checks that the erofs
+ * root fits its partition, and writes {@code measurements.json} (PCRs 4, 9, 11 predicted from the
+ * UKI on the ESP; 12, 13, 15 zero). An output whose inputs did not change is reused.
+ */
+public final class ImageBuilder {
+    public static final String MEASUREMENTS = "measurements.json";
+
+    private final Consumer<String> log;
+    private final PcrPredictor predictor;
+    private final Path deb822;
+    private final Path oneLine;
+
+    public ImageBuilder(Consumer<String> log) {
+        this(log, new PcrPredictor(), AptSources.DEB822, AptSources.ONE_LINE);
+    }
+
+    ImageBuilder(Consumer<String> log, PcrPredictor predictor, Path deb822, Path oneLine) {
+        this.log = log;
+        this.predictor = predictor;
+        this.deb822 = deb822;
+        this.oneLine = oneLine;
+    }
+
+    public BuildResult build(BuildRequest request) throws BuildException {
+        Map<String, Duration> stages = new LinkedHashMap<>();
+        Instant t = Instant.now();
+        createDirectories(request.outDir(), request.workDir(), request.cacheDir());
+        Path pkgmngr = request.workDir().resolve("pkgmngr");
+        Path node = request.workDir().resolve("node");
+        AptSources.writeTree(pkgmngr, AptSources.forHost(deb822, oneLine));
+        int jars = NodeTree.stage(node, request.node(), request.k3s());
+        log.accept(jars == 0 ? "no node software: /opt/sextant stays empty and sextant-node.service idle"
+                : "staged " + jars + " jars into /opt/sextant/lib for " + request.node().orElseThrow().describe());
+        log.accept(request.k3s().map(k -> "k3s from " + k + " as /usr/local/bin/k3s")
+                .orElse("no k3s binary: nodes will report \"Kubernetes: not installed\""));
+        MkosiCommand mkosi = new MkosiCommand(request, pkgmngr, node);
+        String digest = InputDigest.of(List.of(request.mkosiDir(), pkgmngr, node), mkosi.arguments());
+        t = lap(stages, "stage inputs", t);
+
+        Path measurements = request.outDir().resolve(MEASUREMENTS);
+        boolean reuse = !request.force() && digest.equals(InputDigest.stored(request.outDir()))
+                && Files.isRegularFile(request.image()) && Files.isRegularFile(measurements);
+        if (reuse) {
+            log.accept("inputs unchanged since the image in " + request.outDir() + " was built: reusing it (--force rebuilds)");
+        } else {
+            deleteIfExists(request.outDir().resolve(InputDigest.FILE));
+            log.accept("running: " + String.join(" ", mkosi.arguments()));
+            StreamedProcess.run(mkosi.arguments(), request.mkosiDir(), "mkosi| ", log);
+            t = lap(stages, "mkosi", t);
+            RootFitCheck.check(request.image());
+            t = lap(stages, "check root", t);
+        }
+        Prediction prediction = predict(request.image());
+        // A signature from an earlier build must not sit next to new measurements; the caller signs anew.
+        deleteIfExists(MeasurementsFile.signatureFile(measurements));
+        // Versioned by the image's build time, so a join service never reloads the set of an older image
+        // over a newer one; a reused image keeps its version.
+        write(measurements, new VersionedMeasurements(builtAt(request.image()), prediction.measurements()).toJson());
+        lap(stages, "predict PCRs", t);
+        if (!reuse) {
+            InputDigest.store(request.outDir(), digest);
+        }
+        return new BuildResult(request.image(), measurements, prediction, stages, reuse);
+    }
+
+    private Instant lap(Map<String, Duration> stages, String stage, Instant since) {
+        Instant now = Instant.now();
+        Duration took = Duration.between(since, now);
+        stages.put(stage, took);
+        log.accept(String.format("stage %-14s %6.1f s", stage, took.toMillis() / 1000.0));
+        return now;
+    }
+
+    private Prediction predict(Path image) throws BuildException {
+        try {
+            return predictor.predictImage(image);
+        } catch (MalformedImageException | UnpredictableUkiException | IOException e) {
+            throw new BuildException("cannot predict the PCRs of " + image + ": " + e.getMessage(), e);
+        }
+    }
+
+    private static void createDirectories(Path... dirs) throws BuildException {
+        for (Path dir : dirs) {
+            try {
+                Files.createDirectories(dir);
+            } catch (IOException e) {
+                throw new BuildException("cannot create " + dir + ": " + e.getMessage(), e);
+            }
+        }
+    }
+
+    /** The image file's modification time in seconds since the epoch: when mkosi wrote it. */
+    private static long builtAt(Path image) throws BuildException {
+        try {
+            return Files.getLastModifiedTime(image).toInstant().getEpochSecond();
+        } catch (IOException e) {
+            throw new BuildException("cannot read the build time of " + image + ": " + e.getMessage(), e);
+        }
+    }
+
+    private static void write(Path file, byte[] content) throws BuildException {
+        try {
+            Files.write(file, content);
+        } catch (IOException e) {
+            throw new BuildException("cannot write " + file + ": " + e.getMessage(), e);
+        }
+    }
+
+    private static void deleteIfExists(Path file) throws BuildException {
+        try {
+            Files.deleteIfExists(file);
+        } catch (IOException e) {
+            throw new BuildException("cannot delete " + file + ": " + e.getMessage(), e);
+        }
+    }
+}
