@@ -8,7 +8,7 @@ import dev.sextant.cli.init.InitCommand;
 import dev.sextant.cli.image.ImageCommand;
 import dev.sextant.cli.measurements.MeasurementsCommand;
 import dev.sextant.cli.tpm.TpmCommand;
-import dev.sextant.cli.image.MeasureCommand;
+import dev.sextant.cli.measure.MeasureCommand;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ScopeType;

@@ -1,4 +1,4 @@
-package dev.sextant.cli.image;
+package dev.sextant.cli.measure;
 
 import picocli.CommandLine.Command;
 

@@ -1,4 +1,4 @@
-package dev.sextant.cli.image;
+package dev.sextant.cli.measure;
 
 import dev.sextant.attestation.Variant;
 import dev.sextant.cli.failure.ExecutionErrorHandler;

@@ -1,4 +1,4 @@
-package dev.sextant.cli.image;
+package dev.sextant.cli.measure;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
