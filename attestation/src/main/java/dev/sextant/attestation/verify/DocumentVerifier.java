@@ -70,9 +70,14 @@ public final class DocumentVerifier implements AttestationVerifier {
 
     /** Quote signatures checked with {@code ecdsa} (the join service's native implementation). */
     public DocumentVerifier(VerifierPolicy policy, Ecdsa ecdsa) {
+        this(policy, ecdsa, EkCaTrust.PKIX);
+    }
+
+    /** EK and AK certificate paths built with {@code paths} (a test counts them to see cache hits). */
+    DocumentVerifier(VerifierPolicy policy, Ecdsa ecdsa, EkCaTrust.PathBuilder paths) {
         this.policy = policy;
         this.ecdsa = ecdsa;
-        this.ekCaTrust = policy.akTrust() instanceof AkTrust.EkCa ca ? new EkCaTrust(ca.anchors()) : null;
+        this.ekCaTrust = policy.akTrust() instanceof AkTrust.EkCa ca ? new EkCaTrust(ca.anchors(), paths) : null;
     }
 
     @Override

@@ -37,18 +37,41 @@ import java.util.stream.Collectors;
 final class EkCaTrust {
     /** More than any real EK chain (EK, platform CA, intermediate, root) needs. */
     private static final int MAX_INTERMEDIATES = 8;
+    /** The JDK's PKIX path builder; a fresh builder per path, as one instance is not thread-safe. */
+    static final PathBuilder PKIX = params -> CertPathBuilder.getInstance("PKIX").build(params);
+
+    /**
+     * Builds one certificate path. Constructor-injected so that a test can count the full checks
+     * that a hit in {@link VerifiedAkChains} skips: a count is what tells "checked again in full"
+     * from "refused again from the cache".
+     */
+    @FunctionalInterface
+    interface PathBuilder {
+        CertPathBuilderResult build(PKIXBuilderParameters params) throws GeneralSecurityException;
+    }
+
     private final Set<TrustAnchor> anchors;
     private final VerifiedAkChains verified;
     private final Clock clock;
+    private final PathBuilder paths;
 
     EkCaTrust(List<X509Certificate> anchorCerts) {
-        this(anchorCerts, new VerifiedAkChains(VerifiedAkChains.DEFAULT_CAPACITY), Clock.systemUTC());
+        this(anchorCerts, PKIX);
+    }
+
+    EkCaTrust(List<X509Certificate> anchorCerts, PathBuilder paths) {
+        this(anchorCerts, new VerifiedAkChains(VerifiedAkChains.DEFAULT_CAPACITY), Clock.systemUTC(), paths);
     }
 
     EkCaTrust(List<X509Certificate> anchorCerts, VerifiedAkChains verified, Clock clock) {
+        this(anchorCerts, verified, clock, PKIX);
+    }
+
+    private EkCaTrust(List<X509Certificate> anchorCerts, VerifiedAkChains verified, Clock clock, PathBuilder paths) {
         this.anchors = anchorCerts.stream().map(c -> new TrustAnchor(c, null)).collect(Collectors.toUnmodifiableSet());
         this.verified = verified;
         this.clock = clock;
+        this.paths = paths;
     }
 
     void check(AttestationDocument doc, PublicKey akKey, byte[] akName) throws AttestationRejected {
@@ -139,7 +162,7 @@ final class EkCaTrust {
             pool.add(cert);
             params.addCertStore(CertStore.getInstance("Collection", new CollectionCertStoreParameters(pool)));
             params.addCertPathChecker(new TcgExtensionsChecker());
-            CertPathBuilderResult built = CertPathBuilder.getInstance("PKIX").build(params);
+            CertPathBuilderResult built = paths.build(params);
             List<X509Certificate> path = new ArrayList<>();
             for (java.security.cert.Certificate c : built.getCertPath().getCertificates()) {
                 path.add((X509Certificate) c);

@@ -48,7 +48,8 @@ class ImageAttacksTest {
     void halfDigests() {
         for (String image : new String[] {"sextant/kms@sha256:abcd",
                 "sextant/kms@sha256:" + "AB".repeat(32)}) {
-            assertThrows(IllegalArgumentException.class, () -> withKmsImage(image), image);
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> withKmsImage(image), image);
+            assertTrue(e.getMessage().contains("the KMS image '" + image + "' is not pinned by digest"), e.getMessage());
         }
     }
 }

@@ -7,14 +7,20 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.sextant.clusterservices.ClusterServices;
 import dev.sextant.clusterservices.TestServices;
+import dev.sextant.serviceconfig.JoinServiceConfig;
+import io.kubernetes.client.common.KubernetesObject;
+import io.kubernetes.client.openapi.models.V1ConfigMap;
 import io.kubernetes.client.openapi.models.V1Container;
 import io.kubernetes.client.openapi.models.V1DaemonSet;
 import io.kubernetes.client.openapi.models.V1NodeSelectorRequirement;
 import io.kubernetes.client.openapi.models.V1PodSpec;
 import io.kubernetes.client.openapi.models.V1Toleration;
 import io.kubernetes.client.openapi.models.V1Volume;
+import java.io.IOException;
+import java.io.StringReader;
 import java.util.List;
 import java.util.Optional;
+import java.util.Properties;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
@@ -28,7 +34,8 @@ import org.junit.jupiter.api.Test;
  */
 @DisplayName("Attacks through the join service's pod")
 class JoinServicePodAttacksTest {
-    private final V1PodSpec pod = ClusterServices.render(TestServices.fixed()).stream()
+    private final List<KubernetesObject> rendered = ClusterServices.render(TestServices.fixed());
+    private final V1PodSpec pod = rendered.stream()
             .filter(V1DaemonSet.class::isInstance).map(V1DaemonSet.class::cast)
             .filter(d -> d.getMetadata().getName().equals(ClusterServices.JOIN_DAEMONSET)).findFirst().orElseThrow()
             .getSpec().getTemplate().getSpec();
@@ -45,8 +52,10 @@ class JoinServicePodAttacksTest {
         assertNull(pod.getNodeName());
         assertTrue(pod.getNodeSelector() == null || pod.getNodeSelector().isEmpty());
         for (V1Toleration t : pod.getTolerations()) {
-            assertTrue(List.of("node-role.kubernetes.io/control-plane", "node-role.kubernetes.io/master").contains(t.getKey()),
-                    "tolerates control-plane taints only, not " + t.getKey());
+            // A toleration without a key (operator Exists) tolerates every taint.
+            assertTrue(t.getKey() != null
+                            && List.of("node-role.kubernetes.io/control-plane", "node-role.kubernetes.io/master").contains(t.getKey()),
+                    "tolerates control-plane taints only, not " + t);
         }
     }
 
@@ -90,9 +99,18 @@ class JoinServicePodAttacksTest {
 
     @Test
     @DisplayName("a join service without a TPM (no quote in its handshake, so every joining node would refuse it, or be configured to skip verification): refused, its rendered configuration names the host's TPM")
-    void joinServiceWithoutTpm() {
-        assertEquals(Optional.of("device:/dev/tpmrm0"),
-                ClusterServices.joinServiceConfig(TestServices.fixed()).atls().serverTpm());
-        assertTrue(ClusterServices.joinServiceConfig(TestServices.fixed()).atls().enabled());
+    void joinServiceWithoutTpm() throws IOException {
+        JoinServiceConfig.Atls atls = renderedJoinProperties().atls();
+        assertEquals(Optional.of("device:/dev/tpmrm0"), atls.serverTpm());
+        assertTrue(atls.enabled());
+    }
+
+    /** join.properties from the rendered join-config ConfigMap, bound as the join service binds it in its pod. */
+    private JoinServiceConfig renderedJoinProperties() throws IOException {
+        V1ConfigMap joinConfig = rendered.stream().filter(V1ConfigMap.class::isInstance).map(V1ConfigMap.class::cast)
+                .filter(c -> c.getMetadata().getName().equals(ClusterServices.JOIN_CONFIG)).findFirst().orElseThrow();
+        Properties properties = new Properties();
+        properties.load(new StringReader(joinConfig.getData().get(ClusterServices.JOIN_PROPERTIES_KEY)));
+        return JoinServiceConfig.from(properties);
     }
 }

@@ -28,8 +28,11 @@ import jakarta.inject.Inject;
 import java.security.SecureRandom;
 import java.time.Instant;
 import java.util.Arrays;
+import java.util.HexFormat;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.DisplayName;
@@ -41,7 +44,8 @@ import org.junit.jupiter.api.function.Executable;
  * Attacks on the member certificate a join ticket carries (the proof discovery records are
  * checked against): the certificate names the key, node name and role bound to the caller's AK,
  * and nothing the caller merely asks for. Every refusal comes before any key is released or
- * anything bound.
+ * anything bound: after a refused first join, no binding in the store names the caller's AK, the
+ * disk it asked for or the node name it asked for.
  */
 @MicronautTest
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -65,9 +69,10 @@ class MemberCertificateAttacksTest implements TestPropertyProvider {
 
     @Test
     @DisplayName("the ticket's certificate binds the requester's key to the bound node name, the role and the cluster, verifiable with the ticket's CA key")
-    void certificateNamesWhatIsBound() {
+    void certificateNamesWhatIsBound() throws Exception {
         MemberKey key = MemberKey.generate(new SecureRandom());
-        IssueJoinTicketResponse ticket = as("cert-owner").issueJoinTicket(join(newUuid(), "worker-cert", key.publicKey(), false));
+        String disk = newUuid();
+        IssueJoinTicketResponse ticket = as("cert-owner").issueJoinTicket(join(disk, "worker-cert", key.publicKey(), false));
         MemberCertificate c = MemberCertificate.verify(ticket.getMemberCertificate().toByteArray(),
                 ticket.getDiscoveryCaPublicKey().toByteArray(), Instant.now());
         assertArrayEquals(key.publicKey(), c.publicKey());
@@ -75,6 +80,8 @@ class MemberCertificateAttacksTest implements TestPropertyProvider {
         assertEquals(MemberRole.WORKER, c.role());
         assertTrue(c.sameCluster(KeyDerivation.clusterId(ticket.getMeasurementSecret().toByteArray(),
                 ticket.getMeasurementSalt().toByteArray())));
+        // What the refused rows find empty: disk and name to the AK, the AK to its disk, name and role.
+        assertEquals(5, bindingsNaming("cert-owner", disk, "worker-cert").size());
     }
 
     @Test
@@ -83,7 +90,7 @@ class MemberCertificateAttacksTest implements TestPropertyProvider {
         String disk = newUuid();
         refused(Status.Code.INVALID_ARGUMENT, "discovery_public_key must be a raw 32-byte Ed25519 public key, got 4096 bytes",
                 () -> as("big-key").issueJoinTicket(join(disk, "worker-big", new byte[4096], false)));
-        assertEquals(Optional.empty(), owner(BindingStore.Kind.DISK, disk));
+        assertEquals(List.of(), bindingsNaming("big-key", disk, "worker-big"));
     }
 
     @Test
@@ -94,16 +101,18 @@ class MemberCertificateAttacksTest implements TestPropertyProvider {
         Arrays.fill(notAPoint, (byte) 0xff); // y = 2^255 - 1, not below the field prime
         refused(Status.Code.INVALID_ARGUMENT, "not an Ed25519 public key",
                 () -> as("bad-key").issueJoinTicket(join(disk, "worker-bad", notAPoint, false)));
-        assertEquals(Optional.empty(), owner(BindingStore.Kind.DISK, disk));
+        assertEquals(List.of(), bindingsNaming("bad-key", disk, "worker-bad"));
     }
 
     @Test
-    @DisplayName("a small-order discovery public key (the identity, which 'verifies' forged signatures): INVALID_ARGUMENT")
-    void smallOrderKeyIsRefused() {
+    @DisplayName("a small-order discovery public key (the identity, which 'verifies' forged signatures): INVALID_ARGUMENT before anything is bound")
+    void smallOrderKeyIsRefused() throws Exception {
+        String disk = newUuid();
         byte[] identity = new byte[32];
         identity[0] = 1;
         refused(Status.Code.INVALID_ARGUMENT, "not an Ed25519 public key",
-                () -> as("weak-key").issueJoinTicket(join(newUuid(), "worker-weak", identity, false)));
+                () -> as("weak-key").issueJoinTicket(join(disk, "worker-weak", identity, false)));
+        assertEquals(List.of(), bindingsNaming("weak-key", disk, "worker-weak"));
     }
 
     @Test
@@ -114,7 +123,7 @@ class MemberCertificateAttacksTest implements TestPropertyProvider {
         as("climber").issueJoinTicket(join(disk, "worker-climb", key, false));
         refused(Status.Code.PERMISSION_DENIED, "already joined as worker and may not join as control-plane",
                 () -> as("climber").issueJoinTicket(join(disk, "worker-climb", key, true)));
-        assertEquals(Optional.of("worker"), owner(BindingStore.Kind.MACHINE_ROLE, java.util.HexFormat.of().formatHex(TestCaller.ak("climber"))));
+        assertEquals(Optional.of("worker"), owner(BindingStore.Kind.MACHINE_ROLE, HexFormat.of().formatHex(TestCaller.ak("climber"))));
     }
 
     private JoinServiceBlockingStub as(String machine) {
@@ -132,6 +141,17 @@ class MemberCertificateAttacksTest implements TestPropertyProvider {
 
     private Optional<String> owner(BindingStore.Kind kind, String key) throws Exception {
         return new KubernetesBindingStore(cluster.kube.client(), "kube-system").lookup(kind, key);
+    }
+
+    /**
+     * Names of the bindings in the store that name this machine's AK, or the disk or node name it
+     * asked for, as the bound key or as the bound value: every kind, forward and reverse.
+     */
+    private List<String> bindingsNaming(String machine, String disk, String node) throws Exception {
+        Set<String> named = Set.of(HexFormat.of().formatHex(TestCaller.ak(machine)), disk, node);
+        return cluster.kube.bindings().stream()
+                .filter(b -> b.getData() != null && b.getData().values().stream().anyMatch(named::contains))
+                .map(b -> b.getMetadata().getName()).toList();
     }
 
     private static void refused(Status.Code code, String message, Executable call) {

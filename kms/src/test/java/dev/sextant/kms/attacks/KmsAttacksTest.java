@@ -13,8 +13,10 @@ import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.netty.NettyChannelBuilder;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.micronaut.test.extensions.junit5.annotation.MicronautTest;
 import io.micronaut.test.support.TestPropertyProvider;
+import jakarta.inject.Inject;
 import java.io.IOException;
 import java.net.Inet4Address;
 import java.net.InetAddress;
@@ -33,7 +35,9 @@ import org.junit.jupiter.api.TestInstance;
 
 /**
  * The KMS misconfigured to listen on every address (as if the NetworkPolicy and the loopback bind
- * were both lost): a caller reaching it over a non-loopback address still gets no key.
+ * were both lost): a caller reaching it over a non-loopback address still gets no key. Whether a
+ * key was derived is read from the KMS's own count of issued keys, which the endpoint advances for
+ * every key it derives: a refusal sent after a derivation would leave the count raised.
  */
 @MicronautTest
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -41,6 +45,9 @@ import org.junit.jupiter.api.TestInstance;
 class KmsAttacksTest implements TestPropertyProvider {
     private final TestSecrets secrets = TestSecrets.golden();
     private final int port = freePort();
+
+    @Inject
+    MeterRegistry registry;
 
     @Override
     public Map<String, String> getProperties() {
@@ -62,6 +69,9 @@ class KmsAttacksTest implements TestPropertyProvider {
         Optional<InetAddress> external = nonLoopbackAddress();
         assumeTrue(external.isPresent(), "this host has no non-loopback IPv4 address to call from");
 
+        double issued = keysIssued();
+        double refused = refusedNotOnLoopback();
+
         StatusRuntimeException e = assertThrows(StatusRuntimeException.class,
                 () -> dataKey(new InetSocketAddress(external.get(), port)));
         assertEquals(Status.Code.PERMISSION_DENIED, e.getStatus().getCode());
@@ -69,8 +79,20 @@ class KmsAttacksTest implements TestPropertyProvider {
         StatusRuntimeException batch = assertThrows(StatusRuntimeException.class,
                 () -> dataKeys(new InetSocketAddress(external.get(), port)));
         assertEquals(Status.Code.PERMISSION_DENIED, batch.getStatus().getCode());
-        // The join service beside it still gets its keys.
+        assertTrue(batch.getStatus().getDescription().contains("loopback only"), batch.getStatus().getDescription());
+        assertEquals(issued, keysIssued(), "no key derived for the refused calls");
+        assertEquals(refused + 2, refusedNotOnLoopback(), "both calls refused as not on loopback");
+        // The join service beside it still gets its keys, and the count sees each one derived.
         assertEquals(32, dataKey(new InetSocketAddress(InetAddress.getLoopbackAddress(), port)).length);
+        assertEquals(issued + 1, keysIssued());
+    }
+
+    private double keysIssued() {
+        return registry.get("sextant.kms.keys.issued").counter().count();
+    }
+
+    private double refusedNotOnLoopback() {
+        return registry.get("sextant.kms.requests.refused").tag("reason", "not_loopback").counter().count();
     }
 
     private static byte[] dataKey(InetSocketAddress address) throws InterruptedException {

@@ -97,7 +97,7 @@ class BatchPathAttacksTest {
     }
 
     @Test
-    @DisplayName("a path of more than 16 steps is refused before anything is hashed")
+    @DisplayName("a path of more than 16 steps is refused as malformed, naming the limit, not as a mismatch")
     void pathTooDeep() {
         AttestationRejected r = assertRejected(Reason.MALFORMED,
                 withPath(batch.get(0), p -> Collections.nCopies(17, sibling(32))), NONCES.get(0), PURPOSE);

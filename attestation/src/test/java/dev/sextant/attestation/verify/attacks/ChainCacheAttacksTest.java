@@ -8,6 +8,7 @@ import dev.sextant.attestation.testkit.SoftwareTpmOptions;
 import dev.sextant.attestation.testkit.TestPki;
 import dev.sextant.attestation.verify.AkTrust;
 import dev.sextant.attestation.verify.AttestationRejected;
+import dev.sextant.attestation.verify.CountedPathBuilds;
 import dev.sextant.attestation.verify.DocumentVerifier;
 import dev.sextant.attestation.verify.Reason;
 import dev.sextant.attestation.verify.VerifierPolicy;
@@ -16,6 +17,8 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 import java.io.ByteArrayInputStream;
 import java.nio.charset.StandardCharsets;
@@ -29,7 +32,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * Attacks on the verifier's cache of accepted EK/AK certificate chains: the cache may
  * only save parsing and path building for the exact certificate bytes it has accepted before. In
- * every row the genuine node has been verified first, so its chain is cached.
+ * every row the genuine node has been verified first, so its chain is cached. The verifier's path
+ * builds are counted: a refusal alone cannot tell "checked in full" from "answered by the cache",
+ * the number of paths built for a document can.
  */
 @DisplayName("Attacks on the cache of accepted EK/AK chains")
 class ChainCacheAttacksTest {
@@ -37,9 +42,12 @@ class ChainCacheAttacksTest {
     private static final byte[] NONCE = "nonce of this handshake".getBytes(StandardCharsets.UTF_8);
     private static final byte[] USER_DATA = "SHA-256 of this TLS key's SPKI".getBytes(StandardCharsets.UTF_8);
     private static final String CA_NAME = "sextant-test-ek-ca-cache";
+    /** A document's full check builds two paths, the EK certificate's and the AK certificate's; a cache hit none. */
+    private static final int FULL_CHECK = 2;
 
     private static TestPki trustedCa;
     private static SoftwareTpmAttester genuine;
+    private final CountedPathBuilds paths = new CountedPathBuilds();
     private DocumentVerifier verifier;
     private AttestationDocument genuineDoc;
 
@@ -51,9 +59,10 @@ class ChainCacheAttacksTest {
 
     @BeforeEach
     void verifyTheGenuineNodeOnce() throws Exception {
-        verifier = new DocumentVerifier(new VerifierPolicy(genuine.measurements(), AkTrust.ekCa(genuine.anchors())));
+        verifier = paths.verifier(new VerifierPolicy(genuine.measurements(), AkTrust.ekCa(genuine.anchors())));
         genuineDoc = genuine.attest(PURPOSE, NONCE, USER_DATA);
         verifier.verify(genuineDoc.toByteArray(), PURPOSE, NONCE, USER_DATA);
+        assertEquals(FULL_CHECK, paths.builds(), "the genuine node's first document is checked in full");
     }
 
     @Test
@@ -63,7 +72,8 @@ class ChainCacheAttacksTest {
         AttestationDocument borrowed = attacker.attest(PURPOSE, NONCE, USER_DATA).toBuilder()
                 .setEkCertificate(genuineDoc.getEkCertificate()).setAkCertificate(genuineDoc.getAkCertificate()).build();
 
-        assertRejected(borrowed, Reason.UNTRUSTED_AK, "certifies another key");
+        assertEquals(0, pathsBuiltRefusing(borrowed, Reason.UNTRUSTED_AK, "certifies another key"),
+                "the borrowed certificates are a cache hit");
     }
 
     @Test
@@ -75,45 +85,50 @@ class ChainCacheAttacksTest {
         AttestationDocument doc = genuine.attest(PURPOSE, NONCE, USER_DATA).toBuilder()
                 .setAkCertificate(ByteString.copyFrom(forged.getEncoded())).build();
 
-        assertRejected(doc, Reason.UNTRUSTED_AK, "does not chain to a configured EK CA");
+        assertEquals(FULL_CHECK, pathsBuiltRefusing(doc, Reason.UNTRUSTED_AK, "does not chain to a configured EK CA"));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(value = Mutation.class, names = {"WRONG_AK", "BROKEN_BINDING"})
+    @DisplayName("a document refused once, whose certificates chain to the EK CA, is checked in full again: a failed verification leaves nothing to hit")
+    void failedVerificationIsNotRemembered(Mutation defect) {
+        SoftwareTpmAttester refused = new SoftwareTpmAttester(trustedCa, SoftwareTpmOptions.defaults().with(defect));
+        AttestationDocument doc = refused.attest(PURPOSE, NONCE, USER_DATA);
+        String reason = defect == Mutation.WRONG_AK ? "certifies another key" : "binding names another AK";
+
+        assertEquals(FULL_CHECK, pathsBuiltRefusing(doc, Reason.UNTRUSTED_AK, reason), "first refusal");
+        assertEquals(FULL_CHECK, pathsBuiltRefusing(doc, Reason.UNTRUSTED_AK, reason), "second refusal, not a cache hit");
     }
 
     @Test
-    @DisplayName("a chain refused once is refused again in full: a failed verification leaves nothing to hit")
-    void failedVerificationIsNotRemembered() {
-        SoftwareTpmAttester foreign = new SoftwareTpmAttester(trustedCa,
-                SoftwareTpmOptions.defaults().with(Mutation.FOREIGN_CA));
-        AttestationDocument doc = foreign.attest(PURPOSE, NONCE, USER_DATA);
-
-        assertRejected(doc, Reason.UNTRUSTED_AK, "does not chain to a configured EK CA");
-        assertRejected(doc, Reason.UNTRUSTED_AK, "does not chain to a configured EK CA");
-    }
-
-    @Test
-    @DisplayName("the genuine node's cached chain does not carry a broken AK binding: refused every time")
+    @DisplayName("the genuine node presenting its AK under another name (another machine to the join service) is refused on a cache hit: the AK binding names another AK")
     void cachedChainStillChecksTheBinding() {
-        SoftwareTpmAttester broken = new SoftwareTpmAttester(trustedCa,
-                SoftwareTpmOptions.defaults().with(Mutation.BROKEN_BINDING));
-        AttestationDocument doc = broken.attest(PURPOSE, NONCE, USER_DATA);
+        byte[] akPublic = genuineDoc.getAkPublic().toByteArray();
+        akPublic[6] ^= 0x04; // objectAttributes (Part 2 §12.2.4, bytes 4..7): noDA, bit 10; same key, another name
+        AttestationDocument renamed = genuine.attest(PURPOSE, NONCE, USER_DATA).toBuilder()
+                .setAkPublic(ByteString.copyFrom(akPublic)).build();
 
-        assertRejected(doc, Reason.UNTRUSTED_AK, "binding");
-        assertRejected(doc, Reason.UNTRUSTED_AK, "binding");
+        assertEquals(0, pathsBuiltRefusing(renamed, Reason.UNTRUSTED_AK, "binding names another AK"),
+                "the genuine certificates are a cache hit");
     }
 
     @Test
     @DisplayName("a cache hit still checks the quote: a stale nonce under the genuine cached chain is refused")
     void cacheHitStillChecksFreshness() {
-        byte[] stale = genuine.attest(PURPOSE, "an earlier nonce".getBytes(StandardCharsets.UTF_8), USER_DATA).toByteArray();
+        AttestationDocument stale = genuine.attest(PURPOSE, "an earlier nonce".getBytes(StandardCharsets.UTF_8), USER_DATA);
 
-        AttestationRejected e = assertThrows(AttestationRejected.class, () -> verifier.verify(stale, PURPOSE, NONCE, USER_DATA));
-        assertEquals(Reason.NONCE_MISMATCH, e.reason());
+        assertEquals(0, pathsBuiltRefusing(stale, Reason.NONCE_MISMATCH, "stale or replayed"),
+                "the genuine certificates are a cache hit");
     }
 
-    private void assertRejected(AttestationDocument doc, Reason reason, String fragment) {
+    /** Verifies {@code doc}, expects the refusal, and returns how many certificate paths that verification built. */
+    private int pathsBuiltRefusing(AttestationDocument doc, Reason reason, String fragment) {
+        int before = paths.builds();
         AttestationRejected e = assertThrows(AttestationRejected.class,
                 () -> verifier.verify(doc.toByteArray(), PURPOSE, NONCE, USER_DATA));
         assertEquals(reason, e.reason(), e.getMessage());
         assertTrue(e.getMessage().contains(fragment), e.getMessage());
+        return paths.builds() - before;
     }
 
     private static X509Certificate x509(ByteString der) throws Exception {
