@@ -76,6 +76,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
@@ -356,6 +357,7 @@ class NodeAttacksTest {
         endpoint.init(InitRequest.newBuilder().setInitSecret(ByteString.copyFromUtf8("the init secret"))
                 .setMasterSecret(ByteString.copyFrom(new byte[32])).setMasterSalt(ByteString.copyFrom(new byte[32]))
                 .setMeasurementSalt(ByteString.copyFrom(new byte[32])).build(), answer);
+        assertNotNull(answer.error, () -> "init ran: " + answer.values);
         assertEquals(Status.Code.FAILED_PRECONDITION, Status.fromThrowable(answer.error).getCode());
         assertTrue(answer.error.getMessage().contains("already holds an initialized cluster disk"), answer.error.getMessage());
         assertEquals(List.of(), answer.values, "no progress: nothing ran");
