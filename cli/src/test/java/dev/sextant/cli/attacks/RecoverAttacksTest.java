@@ -60,7 +60,7 @@ class RecoverAttacksTest {
     }
 
     @Test
-    @DisplayName("a node booted from another image asks for the disk key: REJECTED in the handshake, not even Status is sent")
+    @DisplayName("a node booted from another image asks for the disk key: REJECTED (PCR_MISMATCH) in the handshake, not even Status is sent")
     void otherImage() throws Exception {
         byte[] other = new byte[32];
         Arrays.fill(other, (byte) 0x11);
@@ -69,19 +69,20 @@ class RecoverAttacksTest {
             values.put(16, new ExpectedValue(other, false));
             Run run = recover(node, new Measurements(Variant.QEMU_VTPM, values));
             assertEquals(1, run.exit(), run.out() + run.err());
-            assertTrue(run.out().startsWith("REJECTED: "), run.out());
+            assertTrue(run.out().startsWith("REJECTED: PCR_MISMATCH: PCR 16 (sha256) is "), run.out());
             assertEquals(List.of(), node.calls);
         }
     }
 
     @Test
-    @DisplayName("an emulated TPM whose AK chains to a CA of the attacker's asks for the disk key: REJECTED in the handshake, nothing sent")
+    @DisplayName("an emulated TPM whose AK chains to a CA of the attacker's asks for the disk key: REJECTED (UNTRUSTED_AK) in the handshake, nothing sent")
     void foreignTpm() throws Exception {
         SoftwareTpmAttester forged = new SoftwareTpmAttester(new TestPki("attacker's EK CA"), SoftwareTpmOptions.defaults());
         try (NodeStandIn node = standIn(forged, UUID)) {
             Run run = recover(node, forged.measurements());
             assertEquals(1, run.exit(), run.out() + run.err());
-            assertTrue(run.out().startsWith("REJECTED: "), run.out());
+            assertTrue(run.out().startsWith("REJECTED: UNTRUSTED_AK: the EK certificate does not chain to a configured EK CA"),
+                    run.out());
             assertEquals(List.of(), node.calls);
         }
     }
@@ -94,17 +95,20 @@ class RecoverAttacksTest {
             assertEquals(1, run.exit(), run.out() + run.err());
             assertTrue(run.out().contains("recovery refused: the node reported a disk UUID that is none (\"clusterID\")"), run.out());
             assertEquals(List.of("Status"), node.calls);
+            assertEquals(List.of(), node.keysReceived, "no key was sent");
         }
     }
 
     @Test
-    @DisplayName("a node whose disk does not wait (already open) asks again: no key is sent")
+    @DisplayName("a node whose disk does not wait (already open) asks again: refused as not waiting, no key is sent")
     void notWaiting() throws Exception {
         try (NodeStandIn node = standIn(genuine, UUID)) {
             node.waiting = false;
             Run run = recover(node, genuine.measurements());
             assertEquals(1, run.exit(), run.out() + run.err());
+            assertTrue(run.out().contains("the node's state disk " + UUID + " does not wait for a key"), run.out());
             assertEquals(List.of("Status"), node.calls);
+            assertEquals(List.of(), node.keysReceived, "no key was sent");
         }
     }
 }

@@ -89,6 +89,15 @@ public final class TestJoinService extends JoinServiceGrpc.JoinServiceImplBase i
 
     /** What {@link #issueJoinTicket} answers. */
     public volatile IssueJoinTicketResponse ticket = ticket();
+    /** Name and role the member certificate names; null: the requester's own, as the real join service certifies. */
+    private volatile String certifiedName;
+    private volatile MemberRole certifiedRole;
+
+    /** From now on, certifies each requester's key under {@code name} and {@code role} (a hostile or broken service). */
+    public void certifyAs(String name, MemberRole role) {
+        certifiedName = name;
+        certifiedRole = role;
+    }
 
     @Override
     public void issueJoinTicket(IssueJoinTicketRequest request, StreamObserver<IssueJoinTicketResponse> response) {
@@ -97,9 +106,12 @@ public final class TestJoinService extends JoinServiceGrpc.JoinServiceImplBase i
         // Certifies the requester's key as the real join service does, unless a test put its own certificate in.
         if (answer.getMemberCertificate().isEmpty() && !request.getDiscoveryPublicKey().isEmpty()) {
             DiscoveryCa ca = new DiscoveryCa(DISCOVERY_CA_SEED);
+            String name = certifiedName == null ? request.getNodeName() : certifiedName;
+            MemberRole role = certifiedRole != null ? certifiedRole
+                    : request.getControlPlane() ? MemberRole.CONTROL_PLANE : MemberRole.WORKER;
             answer = answer.toBuilder().setDiscoveryCaPublicKey(ByteString.copyFrom(ca.publicKey()))
                     .setMemberCertificate(ByteString.copyFrom(ca.certifyMember(request.getDiscoveryPublicKey().toByteArray(),
-                            request.getNodeName(), request.getControlPlane() ? MemberRole.CONTROL_PLANE : MemberRole.WORKER,
+                            name, role,
                             KeyDerivation.clusterId(MEASUREMENT_SECRET, MEASUREMENT_SALT), Instant.now(), Duration.ofDays(1))))
                     .build();
         }

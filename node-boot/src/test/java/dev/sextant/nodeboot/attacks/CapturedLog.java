@@ -1,0 +1,36 @@
+package dev.sextant.nodeboot.attacks;
+
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
+import org.slf4j.LoggerFactory;
+
+import java.util.List;
+
+/**
+ * What one class logs while it is open: some refusals are visible only in the victim's log (a
+ * ticket refused before the lock leaves nothing else behind), and a row names the refusal.
+ */
+final class CapturedLog implements AutoCloseable {
+    private final Logger logger;
+    private final ListAppender<ILoggingEvent> appender = new ListAppender<>();
+
+    CapturedLog(Class<?> source) {
+        logger = (Logger) LoggerFactory.getLogger(source);
+        appender.start();
+        logger.addAppender(appender);
+    }
+
+    /** The formatted messages logged so far, oldest first. */
+    List<String> lines() {
+        synchronized (appender) {
+            return appender.list.stream().map(ILoggingEvent::getFormattedMessage).toList();
+        }
+    }
+
+    @Override
+    public void close() {
+        logger.detachAppender(appender);
+        appender.stop();
+    }
+}
