@@ -73,6 +73,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 @MicronautTest
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@DisplayName("Attacks on a node's evidence: relays and floods of its aTLS handshakes")
 class EvidenceAttacksTest implements TestPropertyProvider {
     private Swtpm swtpm;
 
