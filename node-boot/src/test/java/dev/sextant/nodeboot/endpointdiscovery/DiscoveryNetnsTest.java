@@ -18,6 +18,8 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -25,9 +27,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Three discovery nodes, each a JVM in its own network namespace, plus one process that was never
- * given the group key. The stated times: a record reaches every node within {@link #PROPAGATION};
- * a departed node's records are gone within {@link #PROPAGATION}, a silent one's within
- * {@link #EXPIRY}; a healed partition re-merges within {@link #HEAL}.
+ * given the group key. Every wait passes or fails on {@link #BOUND}, generous for a shared, loaded
+ * machine, and prints the time it took: how fast a record propagates, a departed or silent node's
+ * records go and a healed partition re-merges are figures, not pass/fail criteria.
  */
 @Tag("netns")
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -35,10 +37,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @DisplayName("Endpoint discovery between nodes in network namespaces")
 class DiscoveryNetnsTest {
     static final Duration FAILURE_TIMEOUT = Duration.ofSeconds(5);
-    static final Duration PROPAGATION = Duration.ofSeconds(5);
-    static final Duration HEAL = Duration.ofSeconds(30);
-    /** Suspicion, verification and the new view each take part of a timeout; twice it is the bound. */
-    static final Duration EXPIRY = FAILURE_TIMEOUT.multipliedBy(2).plus(PROPAGATION);
+    /** Generous: the slowest wait, a silent node's expiry (suspicion, verification, a new view), takes about two failure timeouts. */
+    static final Duration BOUND = Duration.ofSeconds(60);
 
     private NetnsCluster cluster;
     private List<NetnsCluster.Node> nodes;
@@ -52,10 +52,10 @@ class DiscoveryNetnsTest {
             cluster.start(i, own(i), cluster.groupKey);
         }
         nodes = List.copyOf(cluster.nodes);
-        long converged = NetnsCluster.await(Duration.ofSeconds(60), () -> nodes.stream().allMatch(n -> n.records.equals(expected(0, 1, 2))));
-        assertTrue(converged >= 0, () -> "3 nodes did not converge in 60 s:\n" + cluster.output(nodes.get(0)));
-        System.out.printf("FIGURE discovery: 3 nodes, JVM start to every node holding all records: %d ms%n",
-                (System.nanoTime() - start) / 1_000_000);
+        long converged = NetnsCluster.await(BOUND, () -> nodes.stream().allMatch(n -> n.records.equals(expected(0, 1, 2))));
+        assertTrue(converged >= 0, () -> "3 nodes did not converge in " + BOUND + ":\n" + cluster.output(nodes.get(0)));
+        System.out.printf("FIGURE discovery: 3 nodes, JVM start to every node holding all records took %d ms (bound %d s)%n",
+                (System.nanoTime() - start) / 1_000_000, BOUND.toSeconds());
     }
 
     @AfterAll
@@ -93,16 +93,17 @@ class DiscoveryNetnsTest {
 
     @Test
     @Order(2)
-    @DisplayName("a record published later reaches every node within 5 s; the figures at rest are printed")
+    @DisplayName("a record published later reaches every node, and a withdrawn one leaves every node; the figures at rest are printed")
     void newRecordPropagates() throws Exception {
         String join = "join.internal.demo=" + NetnsCluster.ip(0) + ":30090";
         long sent = System.currentTimeMillis();
         nodes.get(0).send("publish " + own(0) + "," + join);
-        long took = NetnsCluster.await(PROPAGATION, () -> nodes.stream().allMatch(n -> n.records.contains(join)));
-        assertTrue(took >= 0, "join.internal.demo did not reach every node in " + PROPAGATION);
+        long took = NetnsCluster.await(BOUND, () -> nodes.stream().allMatch(n -> n.records.contains(join)));
+        assertTrue(took >= 0, "join.internal.demo did not reach every node in " + BOUND);
         // The nodes stamp each change themselves, so this excludes the test's own polling.
         long stamped = nodes.stream().mapToLong(n -> n.lastChangeMillis).max().orElse(sent) - sent;
-        System.out.printf("FIGURE discovery: 3 nodes, one new record reaches all in %d ms (node clocks: %d ms)%n", took, stamped);
+        System.out.printf("FIGURE discovery: 3 nodes, one new record reaching all took %d ms (node clocks: %d ms; bound %d s)%n",
+                took, stamped, BOUND.toSeconds());
 
         long[] before = new long[3];
         for (int i = 0; i < 3; i++) {
@@ -114,8 +115,8 @@ class DiscoveryNetnsTest {
                     (nodes.get(i).sentBytes() - before[i]) / 10.0);
         }
         nodes.get(0).send("publish " + own(0));
-        assertTrue(NetnsCluster.await(PROPAGATION, () -> nodes.stream().allMatch(n -> !n.records.contains(join))) >= 0,
-                "a withdrawn record disappears everywhere");
+        within("a withdrawn record leaving every node", () -> nodes.stream().allMatch(n -> !n.records.contains(join)),
+                () -> "a withdrawn record stayed");
     }
 
     @Test
@@ -126,7 +127,7 @@ class DiscoveryNetnsTest {
         new SecureRandom().nextBytes(wrongKey);
         String forged = "api.internal.demo=" + NetnsCluster.ip(3) + ":6443";
         NetnsCluster.Node intruder = cluster.start(3, forged, wrongKey);
-        assertTrue(NetnsCluster.await(Duration.ofSeconds(30), intruder::joined) >= 0, () -> cluster.output(intruder));
+        assertTrue(NetnsCluster.await(BOUND, intruder::joined) >= 0, () -> cluster.output(intruder));
         // Several MERGE3 rounds (every 1-2 s here) in which a merge would have happened.
         Thread.sleep(8_000);
         for (NetnsCluster.Node node : nodes) {
@@ -143,33 +144,41 @@ class DiscoveryNetnsTest {
     void partitionHeals() throws Exception {
         NetnsCluster.Node cut = nodes.get(2);
         cluster.partition(cut);
-        long expired = NetnsCluster.await(EXPIRY,
-                () -> nodes.subList(0, 2).stream().allMatch(n -> n.records.equals(expected(0, 1))));
-        assertTrue(expired >= 0, () -> "node2's records did not expire at node0/node1:\n" + cluster.output(nodes.get(0))
-                + "\n---\n" + cluster.output(cut));
-        assertTrue(NetnsCluster.await(PROPAGATION, () -> cut.records.equals(expected(2))) >= 0,
-                "node2 alone keeps only its own records");
+        within("node2's records expiring at node0/node1 after the partition",
+                () -> nodes.subList(0, 2).stream().allMatch(n -> n.records.equals(expected(0, 1))),
+                () -> "node2's records did not expire at node0/node1:\n" + cluster.output(nodes.get(0)) + "\n---\n"
+                        + cluster.output(cut));
+        within("node2 alone keeping only its own records", () -> cut.records.equals(expected(2)),
+                () -> "node2 kept the others' records:\n" + cluster.output(cut));
         cluster.heal(cut);
-        long healed = NetnsCluster.await(HEAL, () -> nodes.stream().allMatch(n -> n.records.equals(expected(0, 1, 2))));
-        assertTrue(healed >= 0, () -> "the partition did not heal in " + HEAL + ":\n" + cluster.output(cut));
-        System.out.printf("FIGURE discovery: partition detected in %d ms, healed %d ms after the link came back%n",
-                expired, healed);
+        within("the partition healing after the link came back",
+                () -> nodes.stream().allMatch(n -> n.records.equals(expected(0, 1, 2))),
+                () -> "the partition did not heal:\n" + cluster.output(cut));
     }
 
     @Test
     @Order(5)
     @DisplayName("a node that leaves takes its records with it; a crashed one loses them after the failure timeout")
     void recordsFollowMembership() throws Exception {
+        // That a leaving node's records go by its withdrawal, not by failure detection (which would also
+        // remove them within the bound), is LeaveTest's row; here the leave runs end to end between JVMs.
         nodes.get(2).send("quit");
-        assertTrue(NetnsCluster.await(PROPAGATION, () -> nodes.subList(0, 2).stream()
-                .allMatch(n -> n.records.equals(expected(0, 1)))) >= 0, () -> "node2 left, its records stayed:\n"
+        within("a leaving node's records leaving the others", () -> nodes.subList(0, 2).stream()
+                .allMatch(n -> n.records.equals(expected(0, 1))), () -> "node2 left, its records stayed:\n"
                 + String.join("\n---\n", nodes.stream().map(cluster::output).toList()));
         nodes.get(1).kill();
-        long gone = NetnsCluster.await(EXPIRY, () -> nodes.get(0).records.equals(expected(0)));
-        assertTrue(gone >= 0, "node1 crashed, its records stayed at node0");
+        within("a crashed node's records expiring at node0", () -> nodes.get(0).records.equals(expected(0)),
+                () -> "node1 crashed, its records stayed at node0:\n" + cluster.output(nodes.get(0)));
         // The hosts file is rewritten after the record table changes: wait for it rather than race it.
-        assertTrue(NetnsCluster.await(PROPAGATION, () -> !hostsFileNames(nodes.get(0), NetnsCluster.ip(1))) >= 0,
-                "and left node0's hosts file");
+        within("the crashed node leaving node0's hosts file", () -> !hostsFileNames(nodes.get(0), NetnsCluster.ip(1)),
+                () -> "node1 crashed, it stayed in node0's hosts file");
+    }
+
+    /** Waits up to {@link #BOUND} for {@code condition}, fails with {@code failure}, and prints how long it took. */
+    private static void within(String what, BooleanSupplier condition, Supplier<String> failure) throws InterruptedException {
+        long took = NetnsCluster.await(BOUND, condition);
+        assertTrue(took >= 0, failure);
+        System.out.printf("FIGURE discovery: %s took %d ms (bound %d s)%n", what, took, BOUND.toSeconds());
     }
 
     private static boolean hostsFileNames(NetnsCluster.Node node, String ip) {

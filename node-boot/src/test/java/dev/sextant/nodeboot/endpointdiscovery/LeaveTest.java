@@ -27,6 +27,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 @DisplayName("A member that leaves")
 class LeaveTest {
+    /**
+     * Generous for a loaded machine. The time is not what shows the withdrawal worked: the suspended
+     * coordinator installs no view meanwhile, so neither the leave nor failure detection can remove
+     * the records, and the rows check that no view did.
+     */
+    private static final Duration BOUND = Duration.ofSeconds(60);
     /** Each member's GMS and a DISCARD above its transport (inert until told to drop), by port. */
     private final Map<Integer, GMS> membership = new ConcurrentHashMap<>();
     private final Map<Integer, DISCARD> discards = new ConcurrentHashMap<>();
@@ -40,14 +46,14 @@ class LeaveTest {
     };
 
     @Test
-    @DisplayName("takes its records with it within 3 s even when the coordinator discards its leave request (failure timeout 12 s)")
+    @DisplayName("takes its records with it, with no new view, even when the coordinator discards its leave request")
     void withdrawsItsRecordsBeforeLeaving() throws Exception {
         leaveWithTheLeaveDiscarded(leaving -> { });
     }
 
     @Test
-    @DisplayName("takes its records with it within 3 s even when none of its last multicasts arrives, as at a member "
-            + "still waiting for the ones it dropped before the merge view")
+    @DisplayName("takes its records with it, with no new view, even when none of its last multicasts arrives, as at a "
+            + "member still waiting for the ones it dropped before the merge view")
     void withdrawsItsRecordsMemberByMember() throws Exception {
         leaveWithTheLeaveDiscarded(leavingPort -> discards.get(leavingPort).dropDownMulticasts(1_000));
     }
@@ -58,7 +64,7 @@ class LeaveTest {
             for (int i = 0; i < 3; i++) {
                 cluster.startNext();
             }
-            assertTrue(NetnsCluster.await(Duration.ofSeconds(20), cluster::converged) >= 0,
+            assertTrue(NetnsCluster.await(BOUND, cluster::converged) >= 0,
                     () -> "three members did not converge:\n" + cluster.state());
             assertTrue(cluster.nodes.get(0).viewId().startsWith("[m0|"), "m0, the first member, coordinates");
             GMS coordinator = membership.get(cluster.ports.get(0));
@@ -69,10 +75,14 @@ class LeaveTest {
                 cluster.all.remove(InJvmCluster.record(2));
                 leaving.close();
 
-                long took = NetnsCluster.await(Duration.ofSeconds(3), cluster::converged);
+                long took = NetnsCluster.await(BOUND, cluster::converged);
                 assertTrue(took >= 0, () -> "m2 left, its record stayed:\n" + cluster.state());
-                assertEquals(3, cluster.nodes.get(0).members(),
-                        "the coordinator still counts m2 a member: its records went by its withdrawal, not by a view");
+                System.out.printf("FIGURE discovery: a leaving member's records gone at the others took %d ms (bound %d s)%n",
+                        took, BOUND.toSeconds());
+                for (GossipNode member : cluster.nodes) {
+                    assertEquals(3, member.members(), "every member still counts m2 a member: its records went by its"
+                            + " withdrawal, not by a view");
+                }
             } finally {
                 coordinator.resumeViewHandler();
             }
