@@ -7,7 +7,6 @@ import dev.sextant.nodeboot.bringup.Membership;
 import dev.sextant.nodeboot.clusterservices.ServicesInput;
 import dev.sextant.nodeboot.diskcrypt.DiskCryptException;
 import dev.sextant.nodeboot.diskcrypt.StateDisk;
-import dev.sextant.nodeboot.keys.ClusterKeys;
 import dev.sextant.nodeboot.kubernetes.ClusterSettings;
 import dev.sextant.proto.v1.InitRequest;
 import dev.sextant.proto.v1.InitSuccess;

@@ -17,7 +17,7 @@ import dev.sextant.nodeboot.bringup.Membership;
 import dev.sextant.nodeboot.diskcrypt.DiskCryptException;
 import dev.sextant.nodeboot.joinservices.ControlPlaneDiscovery;
 import dev.sextant.nodeboot.joinservices.Endpoint;
-import dev.sextant.nodeboot.keys.ClusterKeys;
+import dev.sextant.keys.KeyDerivation;
 import dev.sextant.nodeboot.kubernetes.JoinSettings;
 import dev.sextant.nodeboot.bringup.BootstrapStatus;
 import dev.sextant.nodeboot.nodelock.NodeLock;
@@ -145,7 +145,7 @@ public final class JoinClient {
      * certificate must be the ticket's CA's, for this node's key, name, role and the ticket's cluster.
      */
     private Membership membership(IssueJoinTicketResponse ticket, List<String> problems) {
-        byte[] clusterId = ClusterKeys.clusterId(ticket.getMeasurementSecret().toByteArray(),
+        byte[] clusterId = KeyDerivation.clusterId(ticket.getMeasurementSecret().toByteArray(),
                 ticket.getMeasurementSalt().toByteArray());
         MemberCredentials member = new MemberCredentials(memberKey.privateKey(), ticket.getMemberCertificate().toByteArray(),
                 ticket.getDiscoveryCaPublicKey().toByteArray());

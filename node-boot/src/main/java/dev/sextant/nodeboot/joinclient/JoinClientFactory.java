@@ -3,7 +3,7 @@ package dev.sextant.nodeboot.joinclient;
 import dev.sextant.nodeboot.retry.Backoff;
 import dev.sextant.atls.ServerVerification;
 import dev.sextant.attestation.issue.Attester;
-import dev.sextant.nodeboot.atls.JoinServiceTrust;
+import dev.sextant.nodeboot.jointrust.JoinServiceTrust;
 import dev.sextant.nodeboot.bringup.BringUp;
 import dev.sextant.nodeboot.diskcrypt.StateDisk;
 import dev.sextant.nodeboot.joinservices.CombinedDiscovery;

@@ -31,7 +31,7 @@ import dev.sextant.nodeboot.joinclient.JoinOutcome;
 import dev.sextant.nodeboot.joinclient.JoinTransport;
 import dev.sextant.nodeboot.joinclient.RejoinTransport;
 import dev.sextant.nodeboot.joinclient.TestJoinService;
-import dev.sextant.nodeboot.keys.ClusterKeys;
+import dev.sextant.nodeboot.initserver.ClusterKeys;
 import dev.sextant.nodeboot.kubernetes.DriverResult;
 import dev.sextant.nodeboot.bringup.BootstrapStatus;
 import dev.sextant.nodeboot.lifecycle.LifecycleSettings;

@@ -2,7 +2,7 @@ package dev.sextant.nodeboot.datavolume;
 
 import dev.sextant.nodeboot.diskcrypt.CommandRunner;
 import dev.sextant.nodeboot.diskcrypt.ProcessCommandRunner;
-import dev.sextant.nodeboot.keys.ClusterKeys;
+import dev.sextant.nodeboot.initserver.ClusterKeys;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;

@@ -2,7 +2,7 @@ package dev.sextant.nodeboot.endpointdiscovery;
 
 import dev.sextant.attestation.testkit.FreePorts;
 import dev.sextant.keys.KeyDerivation;
-import dev.sextant.nodeboot.keys.ClusterKeys;
+import dev.sextant.nodeboot.initserver.ClusterKeys;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

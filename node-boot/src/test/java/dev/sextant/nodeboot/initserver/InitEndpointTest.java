@@ -16,7 +16,6 @@ import dev.sextant.attestation.verify.VerifierPolicy;
 import dev.sextant.nodeboot.diskcrypt.ProcessCommandRunner;
 import dev.sextant.nodeboot.diskcrypt.StateDisk;
 import dev.sextant.nodeboot.diskcrypt.StateDiskSettings;
-import dev.sextant.nodeboot.keys.ClusterKeys;
 import dev.sextant.nodeboot.nodelock.NodeLock;
 import dev.sextant.nodeboot.kubernetes.StandInK3s;
 import dev.sextant.clusterservices.KubeApiDouble;

@@ -5,7 +5,6 @@ import dev.sextant.nodeboot.bringup.FakeKubernetes;
 import dev.sextant.nodeboot.bringup.NodeState;
 import dev.sextant.nodeboot.bringup.TestNode;
 import dev.sextant.nodeboot.diskcrypt.FakeLuks;
-import dev.sextant.nodeboot.keys.ClusterKeys;
 import dev.sextant.nodeboot.kubernetes.DriverResult;
 import dev.sextant.nodeboot.nodelock.LockHolder;
 import dev.sextant.proto.v1.InitRequest;

@@ -14,7 +14,7 @@ import dev.sextant.nodeboot.bringup.TestNode;
 import dev.sextant.nodeboot.bringup.Via;
 import dev.sextant.nodeboot.diskcrypt.FakeLuks;
 import dev.sextant.nodeboot.joinservices.StaticDiscovery;
-import dev.sextant.nodeboot.keys.ClusterKeys;
+import dev.sextant.nodeboot.initserver.ClusterKeys;
 import dev.sextant.nodeboot.kubernetes.K3sDriver;
 import dev.sextant.nodeboot.kubernetes.StandInK3s;
 import dev.sextant.nodeboot.nodelock.LockHolder;

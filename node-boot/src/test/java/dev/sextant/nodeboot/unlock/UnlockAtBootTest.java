@@ -26,7 +26,7 @@ import dev.sextant.nodeboot.joinclient.AtlsJoinTransport;
 import dev.sextant.nodeboot.retry.Backoff;
 import dev.sextant.nodeboot.start.BootUnlock;
 import dev.sextant.nodeboot.joinclient.TestJoinService;
-import dev.sextant.nodeboot.keys.ClusterKeys;
+import dev.sextant.nodeboot.initserver.ClusterKeys;
 import dev.sextant.nodeboot.kubernetes.DriverResult;
 import dev.sextant.nodeboot.kubernetes.JoinSettings;
 import dev.sextant.nodeboot.kubernetes.RestartSettings;

@@ -1,4 +1,4 @@
-package dev.sextant.nodeboot.atls;
+package dev.sextant.nodeboot.jointrust;
 
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;

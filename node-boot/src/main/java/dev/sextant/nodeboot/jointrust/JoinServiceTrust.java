@@ -1,4 +1,4 @@
-package dev.sextant.nodeboot.atls;
+package dev.sextant.nodeboot.jointrust;
 
 import dev.sextant.attestation.Variant;
 import dev.sextant.attestation.policy.ExpectedValue;

@@ -1,4 +1,4 @@
-package dev.sextant.nodeboot.keys;
+package dev.sextant.nodeboot.initserver;
 
 import dev.sextant.keys.KeyDerivation;
 import dev.sextant.keys.member.DiscoveryCa;
@@ -21,7 +21,6 @@ public final class ClusterKeys {
     public static final int KEY_BYTES = KeyDerivation.KEY_BYTES;
     /** The init node certifies itself for as long as the join service certifies the others. */
     public static final Duration MEMBER_CERTIFICATE_VALIDITY = JoinServiceConfig.defaults().memberCertificateValidity();
-    /** Data-key ID of the discovery group key (join-api's TicketIssuer asks the KMS for the same ID). */
 
     private final KeyDerivation derivation;
 

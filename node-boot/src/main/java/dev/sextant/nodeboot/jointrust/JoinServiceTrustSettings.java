@@ -1,4 +1,4 @@
-package dev.sextant.nodeboot.atls;
+package dev.sextant.nodeboot.jointrust;
 
 import io.micronaut.context.annotation.ConfigurationProperties;
 import io.micronaut.core.bind.annotation.Bindable;

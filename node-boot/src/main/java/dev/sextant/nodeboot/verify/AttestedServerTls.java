@@ -1,4 +1,4 @@
-package dev.sextant.nodeboot.atls;
+package dev.sextant.nodeboot.verify;
 
 import dev.sextant.atls.AtlsContexts;
 import dev.sextant.atls.AtlsServers;
