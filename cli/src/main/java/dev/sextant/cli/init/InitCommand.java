@@ -9,9 +9,10 @@ import dev.sextant.cli.input.VerifierOptions;
 import dev.sextant.cli.remote.AttestedChannel;
 import dev.sextant.cli.remote.ConnectionFailures;
 import dev.sextant.cli.remote.NodeEndpoint;
+import dev.sextant.localcluster.init.InitClient;
+import dev.sextant.localcluster.init.InitFailed;
+import dev.sextant.localcluster.init.InitResult;
 import dev.sextant.proto.v1.InitRequest;
-import dev.sextant.proto.v1.InitResponse;
-import dev.sextant.proto.v1.InitServiceGrpc;
 import dev.sextant.proto.v1.KubernetesSettings;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
@@ -26,10 +27,9 @@ import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HexFormat;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.Callable;
-import java.util.concurrent.TimeUnit;
 
 @Command(name = "init",
         description = {"Initialize a cluster on its first node: verify the node over attested TLS, send the "
@@ -73,6 +73,9 @@ public final class InitCommand implements Callable<Integer> {
     @Option(names = "--timeout", description = "seconds the whole init may take (default: ${DEFAULT-VALUE})")
     long timeoutSeconds = 600;
 
+    /** What the node answered, once it initialized; {@code sextant mini} takes the cluster ID from it. */
+    private InitResult result;
+
     @Override
     public Integer call() throws Exception {
         // Every input is checked before the master secret file is created or anything is sent.
@@ -82,16 +85,26 @@ public final class InitCommand implements Callable<Integer> {
                         + " or SEXTANT_INIT_SECRET_FILE=FILE)").stripTrailing().getBytes();
         InitRequest request = request(MasterSecretFile.loadOrCreate(masterSecret), secret);
         PrintWriter out = spec.commandLine().getOut();
-        InitStream stream = new InitStream(out, spec.commandLine().getErr(), endpoint.host());
+        PrintWriter err = spec.commandLine().getErr();
+        InitReport report = new InitReport(out);
         try (AttestedChannel node = new AttestedChannel(endpoint, verifier)) {
             try {
-                InitServiceGrpc.newBlockingStub(node.channel()).withDeadlineAfter(timeoutSeconds, TimeUnit.SECONDS)
-                        .init(request).forEachRemaining(stream::accept);
+                result = new InitClient(node.channel(), Duration.ofSeconds(timeoutSeconds)).init(request, line -> {
+                    out.println(line);
+                    out.flush();
+                }, err::println);
             } catch (StatusRuntimeException e) {
                 return refused(e, node, out);
             }
+        } catch (InitFailed failed) {
+            return report.failed(failed, journalOut);
         }
-        return stream.finish(kubeconfigOut, journalOut);
+        return report.initialized(result, endpoint.host(), kubeconfigOut);
+    }
+
+    /** The node's answer when this command initialized it; empty before, and when init did not succeed. */
+    public Optional<InitResult> result() {
+        return Optional.ofNullable(result);
     }
 
     /** The join service will enforce the measurements and EK CA this command verifies the node with. */
@@ -114,9 +127,5 @@ public final class InitCommand implements Callable<Integer> {
             throw ConnectionFailures.describe(endpoint, e, Duration.ofSeconds(timeoutSeconds));
         }
         return ExitCodes.REJECTED;
-    }
-
-    static String hex(byte[] bytes) {
-        return HexFormat.of().formatHex(bytes);
     }
 }

@@ -1,7 +1,7 @@
 package dev.sextant.cli.mini;
 
 import dev.sextant.localcluster.mini.MiniCluster;
-import dev.sextant.localcluster.mini.Progress;
+import dev.sextant.localcluster.mini.report.Progress;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;

@@ -4,34 +4,35 @@ import dev.sextant.cli.failure.ExecutionErrorHandler;
 import dev.sextant.cli.failure.UsageErrorHandler;
 import dev.sextant.cli.init.InitCommand;
 import dev.sextant.cli.recover.RecoverCommand;
-import dev.sextant.localcluster.mini.OperatorCommand;
+import dev.sextant.localcluster.mini.operator.OperatorCommand;
+import dev.sextant.localcluster.mini.operator.OperatorInit;
 import picocli.CommandLine;
 
 import java.io.PrintWriter;
 import java.util.List;
+import java.util.Optional;
 import java.util.function.Consumer;
-import java.util.function.Supplier;
 
 /**
- * One of the operator's own commands run in this process for mini, with the CLI's error path, its
+ * The operator's own commands run in this process for mini, with the CLI's error path, their
  * output (stdout and stderr) turned into progress lines: mini initializes and recovers exactly as
- * an operator does.
+ * an operator does, and takes what {@code sextant init} got from the node from the command itself.
  */
-final class InProcessCommand implements OperatorCommand {
-    static final InProcessCommand INIT = new InProcessCommand(InitCommand::new);
-    static final InProcessCommand RECOVER = new InProcessCommand(RecoverCommand::new);
+final class InProcessCommand {
+    static final OperatorInit INIT = (args, output) -> {
+        InitCommand init = new InitCommand();
+        int exit = run(init, args, output);
+        return new OperatorInit.Outcome(exit, exit == 0 ? init.result() : Optional.empty());
+    };
+    static final OperatorCommand RECOVER = (args, output) -> run(new RecoverCommand(), args, output);
 
-    private final Supplier<Object> command;
-
-    private InProcessCommand(Supplier<Object> command) {
-        this.command = command;
+    private InProcessCommand() {
     }
 
-    @Override
-    public int run(List<String> args, Consumer<String> output) {
+    private static int run(Object command, List<String> args, Consumer<String> output) {
         try (LineWriter lines = new LineWriter(output);
              PrintWriter writer = new PrintWriter(lines, true)) {
-            CommandLine cli = new CommandLine(command.get()).setOut(writer).setErr(writer)
+            CommandLine cli = new CommandLine(command).setOut(writer).setErr(writer)
                     .setExecutionExceptionHandler(new ExecutionErrorHandler())
                     .setParameterExceptionHandler(new UsageErrorHandler());
             int exit = cli.execute(args.toArray(String[]::new));

@@ -1,6 +1,6 @@
 package dev.sextant.cli.mini;
 
-import dev.sextant.localcluster.mini.MiniLayout;
+import dev.sextant.localcluster.mini.files.MiniLayout;
 import picocli.CommandLine.Option;
 
 import java.nio.file.Path;

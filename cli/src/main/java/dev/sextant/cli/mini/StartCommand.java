@@ -2,9 +2,8 @@ package dev.sextant.cli.mini;
 
 import dev.sextant.cli.failure.ExitCodes;
 import dev.sextant.localcluster.mini.MiniCluster;
-import dev.sextant.localcluster.mini.MiniFailure;
-import dev.sextant.localcluster.mini.MiniStart;
-import dev.sextant.localcluster.mini.Progress;
+import dev.sextant.localcluster.mini.report.MiniFailure;
+import dev.sextant.localcluster.mini.report.Progress;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -45,7 +44,7 @@ public final class StartCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         Progress progress = new Progress(out, Instant.now());
         try {
-            new MiniStart(dir.layout(), progress).start(Duration.ofMinutes(bootTimeoutMinutes),
+            new MiniCluster(dir.layout(), progress).start(Duration.ofMinutes(bootTimeoutMinutes),
                     Duration.ofMinutes(joinTimeoutMinutes), InProcessCommand.RECOVER, out::println);
         } catch (MiniFailure e) {
             out.flush();

@@ -1,8 +1,8 @@
 package dev.sextant.cli.mini;
 
 import dev.sextant.localcluster.mini.MiniCluster;
-import dev.sextant.localcluster.mini.MiniState;
-import dev.sextant.localcluster.mini.NodeReport;
+import dev.sextant.localcluster.mini.files.MiniState;
+import dev.sextant.localcluster.mini.report.NodeReport;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;

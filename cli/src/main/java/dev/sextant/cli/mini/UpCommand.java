@@ -1,8 +1,8 @@
 package dev.sextant.cli.mini;
 
 import dev.sextant.localcluster.mini.MiniCluster;
-import dev.sextant.localcluster.mini.MiniFailure;
-import dev.sextant.localcluster.mini.Progress;
+import dev.sextant.localcluster.mini.report.MiniFailure;
+import dev.sextant.localcluster.mini.report.Progress;
 import dev.sextant.localcluster.qemu.Accel;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;

@@ -5,8 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import dev.sextant.localcluster.mini.MiniState;
-import dev.sextant.localcluster.mini.NodeStatusLine;
+import dev.sextant.localcluster.mini.files.MiniState;
+import dev.sextant.localcluster.mini.node.NodeStatusLine;
 import dev.sextant.localcluster.qemu.ConsoleLog;
 import dev.sextant.localcluster.qemu.FactoryTpm;
 import dev.sextant.localcluster.qemu.HostTools;

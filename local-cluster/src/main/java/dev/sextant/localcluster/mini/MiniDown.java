@@ -1,9 +1,11 @@
 package dev.sextant.localcluster.mini;
 
-import dev.sextant.localcluster.qemu.ProcessRef;
+import dev.sextant.localcluster.mini.boot.PowerOff;
+import dev.sextant.localcluster.mini.files.FileTrees;
+import dev.sextant.localcluster.mini.files.MiniLayout;
+import dev.sextant.localcluster.mini.files.MiniState;
 import java.io.IOException;
 import java.nio.file.Files;
-import java.time.Duration;
 import java.util.Optional;
 import java.util.function.Consumer;
 
@@ -32,10 +34,11 @@ final class MiniDown {
             return 0;
         }
         MiniState state = read.get();
+        PowerOff powerOff = new PowerOff(progress);
         boolean allStopped = true;
         for (MiniState.Node node : state.nodes()) {
-            allStopped &= stop(node.name(), "QEMU", node.qemu(), Duration.ofSeconds(10));
-            allStopped &= stop(node.name(), "swtpm", node.swtpm(), Duration.ofSeconds(5));
+            allStopped &= powerOff.qemu(node);
+            allStopped &= powerOff.swtpm(node);
         }
         if (!allStopped) {
             state.write(layout.stateFile());
@@ -51,15 +54,5 @@ final class MiniDown {
                     + " 'sextant mini start' boots the cluster again, 'sextant mini down --purge' removes them");
         }
         return 0;
-    }
-
-    /** Stops one process of a node; true when it is gone (or was). */
-    boolean stop(String node, String what, ProcessRef process, Duration grace) {
-        if (process == null || !process.alive()) {
-            return true;
-        }
-        boolean stopped = process.stop(grace);
-        progress.accept(node + ": " + (stopped ? "stopped " : "could not stop ") + what + " (pid " + process.pid() + ")");
-        return stopped;
     }
 }

@@ -1,5 +1,13 @@
 package dev.sextant.localcluster.mini;
 
+import dev.sextant.localcluster.mini.boot.BootedNodes;
+import dev.sextant.localcluster.mini.boot.NodeComeback;
+import dev.sextant.localcluster.mini.boot.PowerOff;
+import dev.sextant.localcluster.mini.files.MiniLayout;
+import dev.sextant.localcluster.mini.files.MiniState;
+import dev.sextant.localcluster.mini.operator.NodeAttestation;
+import dev.sextant.localcluster.mini.operator.OperatorCommand;
+import dev.sextant.localcluster.mini.report.MiniFailure;
 import dev.sextant.localcluster.qemu.HostTools;
 import java.time.Duration;
 import java.util.Optional;
@@ -12,17 +20,17 @@ import java.util.function.Consumer;
  * waits until the node is back and verified ({@link NodeComeback}). A node that does not come back
  * keeps running, so its console can be read.
  */
-public final class MiniReboot {
+final class MiniReboot {
     private final MiniLayout layout;
     private final Consumer<String> progress;
 
-    public MiniReboot(MiniLayout layout, Consumer<String> progress) {
+    MiniReboot(MiniLayout layout, Consumer<String> progress) {
         this.layout = layout;
         this.progress = progress;
     }
 
     /** Returns once {@code name} is back and verified; the figure goes to {@code figures}. */
-    public void reboot(String name, Duration timeout, OperatorCommand recover, Consumer<String> figures) throws Exception {
+    void reboot(String name, Duration timeout, OperatorCommand recover, Consumer<String> figures) throws Exception {
         MiniState state = MiniState.read(layout.stateFile()).orElseThrow(() -> new MiniFailure("no mini cluster in "
                 + layout.dir() + "; start one with 'sextant mini up'"));
         if (state.running().isEmpty()) {
@@ -36,9 +44,8 @@ public final class MiniReboot {
         HostTools tools = HostTools.locate().orElseThrow(() -> new MiniFailure("host tools missing: "
                 + String.join("; ", HostTools.missing()) + " (scripts/setup.sh installs them)"));
 
-        MiniDown stopper = new MiniDown(layout, progress);
-        if (!stopper.stop(name, "QEMU", node.qemu(), Duration.ofSeconds(10))
-                || !stopper.stop(name, "swtpm", node.swtpm(), Duration.ofSeconds(5))) {
+        PowerOff powerOff = new PowerOff(progress);
+        if (!powerOff.qemu(node) || !powerOff.swtpm(node)) {
             throw new MiniFailure(name + " could not be powered off (its processes survived SIGKILL)");
         }
         progress.accept(name + ": powered off; its state disk and TPM state are kept");

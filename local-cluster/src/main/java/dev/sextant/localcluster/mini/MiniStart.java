@@ -1,6 +1,17 @@
 package dev.sextant.localcluster.mini;
 
+import dev.sextant.localcluster.mini.boot.BootedNodes;
+import dev.sextant.localcluster.mini.boot.NodeComeback;
+import dev.sextant.localcluster.mini.files.MiniLayout;
+import dev.sextant.localcluster.mini.files.MiniState;
+import dev.sextant.localcluster.mini.node.NodeRole;
+import dev.sextant.localcluster.mini.node.NodeStatusLine;
+import dev.sextant.localcluster.mini.operator.NodeAttestation;
+import dev.sextant.localcluster.mini.operator.OperatorCommand;
+import dev.sextant.localcluster.mini.report.MiniFailure;
+import dev.sextant.localcluster.mini.report.Summary;
 import dev.sextant.localcluster.qemu.HostTools;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -15,18 +26,46 @@ import java.util.function.Consumer;
  * verify with this cluster's PCR 15 ({@link NodeComeback}). Ends with the summary of {@code mini up}.
  * A start that fails stops the nodes it powered on.
  */
-public final class MiniStart {
+final class MiniStart {
     private final MiniLayout layout;
     private final Consumer<String> progress;
 
-    public MiniStart(MiniLayout layout, Consumer<String> progress) {
+    MiniStart(MiniLayout layout, Consumer<String> progress) {
         this.layout = layout;
         this.progress = progress;
     }
 
     /** Returns once every node is back and verified, the summary printed to {@code summaryOut}. */
-    public void start(Duration bootTimeout, Duration joinTimeout, OperatorCommand recover, Consumer<String> summaryOut)
+    void start(Duration bootTimeout, Duration joinTimeout, OperatorCommand recover, Consumer<String> summaryOut)
             throws Exception {
+        MiniState state = stoppedCluster();
+        NodeAttestation clusterPolicy = NodeAttestation.ofCluster(layout);
+        HostTools tools = HostTools.locate().orElseThrow(() -> new MiniFailure("host tools missing: "
+                + String.join("; ", HostTools.missing()) + " (scripts/setup.sh installs them)"));
+
+        BootedNodes booted = new BootedNodes(layout, progress, state.withPhase(MiniState.STARTING));
+        try (BootedNodes.Guard guard = booted.guard("mini start", false)) {
+            NodeComeback comeback = new NodeComeback(layout, progress, recover);
+            List<NodeComeback.Back> back = new ArrayList<>();
+            for (List<MiniState.Node> wave : waves(state.nodes())) {
+                List<NodeComeback.PoweredOn> powered = new ArrayList<>();
+                for (MiniState.Node node : wave) {
+                    powered.add(comeback.powerOn(booted, node, tools));
+                }
+                for (NodeComeback.PoweredOn on : powered) {
+                    boolean controlPlane = on.node().role() == NodeRole.CONTROL_PLANE;
+                    back.add(comeback.awaitBack(on, clusterPolicy, controlPlane ? bootTimeout : joinTimeout));
+                    summaryOut.accept(back.get(back.size() - 1).figure());
+                }
+            }
+            booted.update(booted.state().withPhase(MiniState.UP));
+            guard.succeeded();
+            printSummary(back, clusterPolicy, summaryOut);
+        }
+    }
+
+    /** The cluster in the layout, stopped and initialized: what start can boot again. */
+    private MiniState stoppedCluster() throws IOException, MiniFailure {
         MiniState state = MiniState.read(layout.stateFile()).orElseThrow(() -> new MiniFailure("no mini cluster in "
                 + layout.dir() + "; start a new one with 'sextant mini up'"));
         if (!state.running().isEmpty()) {
@@ -37,53 +76,28 @@ public final class MiniStart {
             throw new MiniFailure("the cluster in " + layout.dir() + " was never initialized (no cluster ID or no "
                     + layout.masterSecret().getFileName() + "); 'sextant mini up' starts a new one");
         }
-        NodeAttestation clusterPolicy = NodeAttestation.ofCluster(layout);
-        HostTools tools = HostTools.locate().orElseThrow(() -> new MiniFailure("host tools missing: "
-                + String.join("; ", HostTools.missing()) + " (scripts/setup.sh installs them)"));
-
-        BootedNodes booted = new BootedNodes(layout, progress, state.withPhase(MiniState.STARTING));
-        Thread stopOnInterrupt = new Thread(() -> booted.stopAll("mini start was interrupted"), "mini-start-interrupted");
-        Runtime.getRuntime().addShutdownHook(stopOnInterrupt);
-        boolean success = false;
-        try {
-            // The control plane first, and the workers once it is back: they rejoin through its join service,
-            // and guests booting at once share the host's cores (the control plane comes back sooner alone).
-            NodeComeback comeback = new NodeComeback(layout, progress, recover);
-            List<Summary.Row> rows = new ArrayList<>();
-            Optional<NodeStatusLine> controlPlane = Optional.empty();
-            for (List<MiniState.Node> wave : waves(state.nodes())) {
-                List<NodeComeback.PoweredOn> powered = new ArrayList<>();
-                for (MiniState.Node node : wave) {
-                    powered.add(comeback.powerOn(booted, node, tools));
-                }
-                for (NodeComeback.PoweredOn on : powered) {
-                    boolean cp = on.node().role() == NodeRole.CONTROL_PLANE;
-                    NodeComeback.Back back = comeback.awaitBack(on, clusterPolicy, cp ? bootTimeout : joinTimeout);
-                    summaryOut.accept(back.figure());
-                    rows.add(Summary.Row.of(back.name(), back.role(), clusterPolicy.describe(Optional.of(back.outcome())),
-                            back.status()));
-                    controlPlane = cp ? Optional.of(back.status()) : controlPlane;
-                }
-            }
-            booted.update(booted.state().withPhase(MiniState.UP));
-            success = true;
-            progress.accept("cluster started: " + rows.size() + " node(s) back, each with its own disk, and verified");
-            new Summary(rows, Summary.kubernetes(controlPlane, layout.kubeconfig(), Files.isRegularFile(layout.kubeconfig())))
-                    .render().forEach(summaryOut);
-            summaryOut.accept("Console logs: " + layout.dir() + "/<node>/console.log (earlier boots: console.<n>.log)");
-        } finally {
-            try {
-                Runtime.getRuntime().removeShutdownHook(stopOnInterrupt);
-            } catch (IllegalStateException shuttingDown) {
-                // The hook is running: it stops the nodes.
-            }
-            if (!success) {
-                booted.stopAll("mini start failed");
-            }
-        }
+        return state;
     }
 
-    /** The order nodes are powered on in: the control planes, then, once those are back, the workers. */
+    private void printSummary(List<NodeComeback.Back> back, NodeAttestation clusterPolicy, Consumer<String> summaryOut) {
+        List<Summary.Row> rows = new ArrayList<>();
+        Optional<NodeStatusLine> controlPlane = Optional.empty();
+        for (NodeComeback.Back node : back) {
+            rows.add(Summary.Row.of(node.name(), node.role(), clusterPolicy.describe(Optional.of(node.outcome())),
+                    node.status()));
+            controlPlane = node.role() == NodeRole.CONTROL_PLANE ? Optional.of(node.status()) : controlPlane;
+        }
+        progress.accept("cluster started: " + rows.size() + " node(s) back, each with its own disk, and verified");
+        new Summary(rows, Summary.kubernetes(controlPlane, layout.kubeconfig(), Files.isRegularFile(layout.kubeconfig())))
+                .render().forEach(summaryOut);
+        summaryOut.accept("Console logs: " + layout.dir() + "/<node>/console.log (earlier boots: console.<n>.log)");
+    }
+
+    /**
+     * The order nodes are powered on in: the control planes, then, once those are back, the workers.
+     * The workers rejoin through the control plane's join service, and guests booting at once share
+     * the host's cores (the control plane comes back sooner alone).
+     */
     static List<List<MiniState.Node>> waves(List<MiniState.Node> nodes) {
         return List.of(nodes.stream().filter(n -> n.role() == NodeRole.CONTROL_PLANE).toList(),
                 nodes.stream().filter(n -> n.role() != NodeRole.CONTROL_PLANE).toList());

@@ -2,6 +2,14 @@ package dev.sextant.localcluster.mini;
 
 import dev.sextant.attestation.policy.Measurements;
 import dev.sextant.attestation.policy.MeasurementsFile;
+import dev.sextant.localcluster.mini.boot.BootedNodes;
+import dev.sextant.localcluster.mini.boot.NodeWaits;
+import dev.sextant.localcluster.mini.files.MiniLayout;
+import dev.sextant.localcluster.mini.files.MiniState;
+import dev.sextant.localcluster.mini.node.NodeRole;
+import dev.sextant.localcluster.mini.node.NodeStatusLine;
+import dev.sextant.localcluster.mini.operator.NodeAttestation;
+import dev.sextant.localcluster.mini.report.NodeReport;
 import dev.sextant.localcluster.qemu.ConsoleLog;
 import dev.sextant.localcluster.verify.AtlsProbe;
 import dev.sextant.tpmmanufacturer.swtpm.LocalCa;

@@ -4,6 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.sextant.localcluster.mini.files.MiniLayout;
+import dev.sextant.localcluster.mini.files.MiniState;
+import dev.sextant.localcluster.mini.node.NodeRole;
 import dev.sextant.localcluster.qemu.Accel;
 import dev.sextant.localcluster.qemu.ProcessRef;
 import java.nio.file.Files;
@@ -67,14 +70,5 @@ class MiniClusterTest {
         new MiniState(MiniState.VERSION, MiniState.STOPPED, "t", "i", null, List.of()).write(layout.stateFile());
         assertEquals(0, new MiniCluster(layout, progress::add).down(true));
         assertFalse(Files.exists(layout.dir()));
-    }
-
-    @Test
-    @DisplayName("shows the last console line with text, without terminal colour codes")
-    void lastConsoleLine() {
-        assertEquals("(1 of 2) Job systemd-networkd.service/start running",
-                NodeWaits.lastLine(List.of("first", "\u001B[0;1;31m*\u001B[0m (1 of 2) Job systemd-networkd.service/start running",
-                        "", "  "), 160).replace("* ", ""));
-        assertEquals("(nothing yet)", NodeWaits.lastLine(List.of(), 160));
     }
 }

@@ -1,0 +1,15 @@
+package dev.sextant.localcluster.init;
+
+import java.util.HexFormat;
+import java.util.Optional;
+
+/**
+ * What a node answers when init succeeded: the cluster ID it derived (what its PCR 15 is marked
+ * with), and the admin kubeconfig when it runs Kubernetes, as the node wrote it (its API server
+ * named 127.0.0.1, from the node's view).
+ */
+public record InitResult(byte[] clusterId, Optional<String> kubeconfig) {
+    public String clusterIdHex() {
+        return HexFormat.of().formatHex(clusterId);
+    }
+}

@@ -1,6 +1,0 @@
-package dev.sextant.localcluster.mini;
-
-/** One node as {@code sextant mini status} reports it. */
-public record NodeReport(String name, String role, boolean qemuAlive, boolean swtpmAlive, String ports,
-                         String lastStatus, String verify) {
-}

@@ -1,0 +1,70 @@
+package dev.sextant.localcluster.mini.node;
+
+import java.util.Collections;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.IntSupplier;
+
+/**
+ * The 127.0.0.1 ports forwarded to every node's guest ports, chosen before any node boots: the
+ * workers must be told where the control plane's join service is (10.0.2.2 is the host in QEMU's
+ * user network, so a worker reaches the control plane through the control plane's forward).
+ */
+public final class PortPlan {
+    private final Map<String, Map<Integer, Integer>> guestToHostByNode;
+
+    private PortPlan(Map<String, Map<Integer, Integer>> guestToHostByNode) {
+        this.guestToHostByNode = guestToHostByNode;
+    }
+
+    /**
+     * Picks distinct host ports from {@code freePort} (the kernel's choice, or a test's) for each
+     * node's guest ports, in node order.
+     */
+    public static PortPlan pick(Map<String, NodeRole> nodes, IntSupplier freePort) {
+        Set<Integer> taken = new HashSet<>();
+        Map<String, Map<Integer, Integer>> plan = new LinkedHashMap<>();
+        nodes.forEach((name, role) -> {
+            Map<Integer, Integer> ports = new LinkedHashMap<>();
+            for (int guestPort : role.guestPorts()) {
+                ports.put(guestPort, distinct(freePort, taken));
+            }
+            plan.put(name, Collections.unmodifiableMap(ports));
+        });
+        return new PortPlan(Collections.unmodifiableMap(plan));
+    }
+
+    private static int distinct(IntSupplier freePort, Set<Integer> taken) {
+        // The kernel may hand back a port it just gave out, since each probe socket is closed again.
+        for (int attempt = 0; attempt < 100; attempt++) {
+            int port = freePort.getAsInt();
+            if (port < 1 || port > 65535) {
+                throw new IllegalStateException("not a TCP port: " + port);
+            }
+            if (taken.add(port)) {
+                return port;
+            }
+        }
+        throw new IllegalStateException("found no free loopback port distinct from " + taken);
+    }
+
+    /** Guest port to host port for {@code node}. */
+    public Map<Integer, Integer> ports(String node) {
+        Map<Integer, Integer> ports = guestToHostByNode.get(node);
+        if (ports == null) {
+            throw new IllegalArgumentException("no ports planned for " + node + "; nodes: " + guestToHostByNode.keySet());
+        }
+        return ports;
+    }
+
+    /** The host port forwarded to {@code guestPort} of {@code node}. */
+    public int hostPort(String node, int guestPort) {
+        Integer port = ports(node).get(guestPort);
+        if (port == null) {
+            throw new IllegalArgumentException(node + " has no forward for guest port " + guestPort);
+        }
+        return port;
+    }
+}

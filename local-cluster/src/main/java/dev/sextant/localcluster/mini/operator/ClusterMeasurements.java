@@ -1,0 +1,29 @@
+package dev.sextant.localcluster.mini.operator;
+
+import dev.sextant.attestation.digest.Sha256;
+import dev.sextant.attestation.policy.ExpectedValue;
+import dev.sextant.attestation.policy.Measurements;
+import java.util.TreeMap;
+
+/**
+ * What a node of this cluster must quote once it is bootstrapped: the image's measurements, except
+ * PCR 15, which the node lock extended with the cluster ID (TPM2_PCR_Event: the TPM hashes the
+ * event data, so PCR 15 = SHA-256(0^32 || SHA-256(cluster ID))). A node locked to another cluster,
+ * or never locked, fails this policy.
+ */
+public final class ClusterMeasurements {
+    public static final int CLUSTER_ID_PCR = 15;
+
+    private ClusterMeasurements() {
+    }
+
+    public static Measurements forCluster(Measurements image, byte[] clusterId) {
+        TreeMap<Integer, ExpectedValue> values = new TreeMap<>(image.measurements());
+        values.put(CLUSTER_ID_PCR, new ExpectedValue(markedPcr15(clusterId), false));
+        return new Measurements(image.variant(), values);
+    }
+
+    static byte[] markedPcr15(byte[] clusterId) {
+        return Sha256.of(new byte[32], Sha256.of(clusterId));
+    }
+}
