@@ -4,6 +4,7 @@ import org.jgroups.Message;
 import org.jgroups.conf.ClassConfigurator;
 import org.jgroups.protocols.EncryptHeader;
 import org.jgroups.protocols.SYM_ENCRYPT;
+import org.jgroups.util.MessageBatch;
 import org.jgroups.util.Util;
 
 import javax.crypto.Cipher;
@@ -56,18 +57,45 @@ final class SealedEncryption extends SYM_ENCRYPT {
         return cipher.doFinal(buf, offset, length);
     }
 
-    /**
-     * A message under another key (a process that was never given the group key) is dropped quietly:
-     * JGroups would log an ERROR per message, which lets any host on the network fill the journal.
+    /*
+     * Whatever a key holder did not seal is dropped quietly and counted: a message without a header
+     * (anyone who reaches the port speaks JGroups in clear text), one under another key, and one whose
+     * header was copied from sniffed traffic but whose nonce or tag does not verify. JGroups logs an
+     * ERROR or WARN for each of these, which would let any host on the network fill the journal.
      */
+
     @Override
-    protected Message decrypt(Cipher cipher, Message msg) throws Exception {
+    public Object up(Message msg) {
+        if (msg.getHeader(id) == null) {
+            foreign.increment();
+            return null;
+        }
+        return super.up(msg);
+    }
+
+    @Override
+    public void up(MessageBatch batch) {
+        int before = batch.size();
+        batch.removeIf(msg -> msg.getHeader(id) == null, true);
+        foreign.add(before - batch.size());
+        if (!batch.isEmpty()) {
+            super.up(batch);
+        }
+    }
+
+    @Override
+    protected Message decrypt(Cipher cipher, Message msg) {
         EncryptHeader header = msg.getHeader(id);
         if (header == null || !Arrays.equals(header.version(), sym_version)) {
             foreign.increment();
             return null;
         }
-        return super.decrypt(cipher, msg);
+        try {
+            return super.decrypt(cipher, msg);
+        } catch (Exception notSealedWithOurKey) {
+            foreign.increment();
+            return null;
+        }
     }
 
     /** Messages dropped because they were not sealed with this group's key. */

@@ -1,5 +1,6 @@
 package dev.sextant.nodeboot.attacks;
 
+import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
@@ -16,7 +17,12 @@ final class CapturedLog implements AutoCloseable {
     private final ListAppender<ILoggingEvent> appender = new ListAppender<>();
 
     CapturedLog(Class<?> source) {
-        logger = (Logger) LoggerFactory.getLogger(source);
+        this(source.getName());
+    }
+
+    /** Everything logged under this logger name ({@code Logger.ROOT_LOGGER_NAME}: the whole JVM). */
+    CapturedLog(String loggerName) {
+        logger = (Logger) LoggerFactory.getLogger(loggerName);
         appender.start();
         logger.addAppender(appender);
     }
@@ -25,6 +31,14 @@ final class CapturedLog implements AutoCloseable {
     List<String> lines() {
         synchronized (appender) {
             return appender.list.stream().map(ILoggingEvent::getFormattedMessage).toList();
+        }
+    }
+
+    /** The events of this level or above logged so far, as "LEVEL logger: message", oldest first. */
+    List<String> atLeast(Level level) {
+        synchronized (appender) {
+            return appender.list.stream().filter(e -> e.getLevel().isGreaterOrEqual(level))
+                    .map(e -> e.getLevel() + " " + e.getLoggerName() + ": " + e.getFormattedMessage()).toList();
         }
     }
 

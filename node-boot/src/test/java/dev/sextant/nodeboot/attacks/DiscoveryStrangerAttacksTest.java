@@ -5,6 +5,7 @@ import dev.sextant.nodeboot.endpointdiscovery.ClearTextStranger;
 import dev.sextant.nodeboot.endpointdiscovery.EndpointRecord;
 import dev.sextant.nodeboot.endpointdiscovery.GossipNode;
 import dev.sextant.nodeboot.endpointdiscovery.TestMembers;
+import ch.qos.logback.classic.Level;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
@@ -55,6 +56,22 @@ class DiscoveryStrangerAttacksTest {
             assertEquals(0, stranger.messagesHeard(), "messages the member sent the stranger");
             assertEquals(1, stranger.members(), "the stranger's view");
             assertEquals(1, member.members(), "the member's view");
+        }
+    }
+
+    @Test
+    @DisplayName("a stranger speaking clear text to the group port without pause leaves no trace in the member's log: every message is dropped quietly, so nobody without the key can fill the journal")
+    void strangerCannotFillTheJournal() throws Exception {
+        InetAddress bind = InetAddress.getByName(ADDRESS);
+        int[] ports = FreePorts.on(bind, 2);
+        try (GossipNode member = startMember(bind, ports[0]);
+             CapturedLog log = new CapturedLog(org.slf4j.Logger.ROOT_LOGGER_NAME);
+             ClearTextStranger stranger = new ClearTextStranger("stranger", bind, ports[1],
+                     List.of(new InetSocketAddress(bind, ports[0])))) {
+            // Joining asks the seed, then merge rounds ask again every 1-2 s: a steady stream of clear text.
+            Thread.sleep(4_000);
+            assertEquals(1, member.members(), "the member's view");
+            assertEquals(List.of(), log.atLeast(Level.WARN), "warnings and errors the stranger caused");
         }
     }
 
