@@ -180,6 +180,7 @@ public final class TestReport {
                 modules.isEmpty() ? "every module" : "modules " + String.join(", ", modules), tagFilter(tags, excludedTags));
         List<String> missing = new ArrayList<>();
         List<String> ranNothing = new ArrayList<>();
+        int allowedNothing = 0;
         int tests = 0;
         for (SourceClass c : expected) {
             ClassReport r = ran.get(c.module() + " " + c.className());
@@ -191,7 +192,9 @@ public final class TestReport {
                 String reason = r.tests() == 0 ? classReasons.getOrDefault(c.className(), NO_REASON)
                         : "every test skipped: " + r.firstSkipReason();
                 boolean ok = allowed(allowed, reason);
-                if (!ok) {
+                if (ok) {
+                    allowedNothing++;
+                } else {
                     ranNothing.add(c.module() + " " + c.simpleName() + " (" + reason + ")");
                 }
                 line = "RAN NOTHING " + (ok ? "[allowed]" : "[NOT ALLOWED]") + ": " + reason;
@@ -201,8 +204,9 @@ public final class TestReport {
             }
             System.out.printf("  %-18s %-48s %s%n", c.module(), c.simpleName(), line);
         }
-        System.out.printf("stage check \"%s\": %d of %d classes ran, %d tests%n", stage,
-                expected.size() - missing.size() - ranNothing.size(), expected.size(), tests);
+        System.out.printf("stage check \"%s\": %d of %d classes ran, %d tests%s%n", stage,
+                expected.size() - missing.size() - ranNothing.size() - allowedNothing, expected.size(), tests,
+                allowedNothing == 0 ? "" : "; " + allowedNothing + " ran nothing for an allowed reason");
         int status = 0;
         if (expected.isEmpty()) {
             System.out.println("stage check: FAILED: no test class expected; the derivation from the sources found none");
