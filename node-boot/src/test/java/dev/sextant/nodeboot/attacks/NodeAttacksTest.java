@@ -34,6 +34,7 @@ import dev.sextant.nodeboot.joinclient.TestJoinService;
 import dev.sextant.nodeboot.initserver.ClusterKeys;
 import dev.sextant.nodeboot.kubernetes.DriverResult;
 import dev.sextant.nodeboot.bringup.BootstrapStatus;
+import dev.sextant.nodeboot.initserver.InitResponses;
 import dev.sextant.nodeboot.lifecycle.LifecycleSettings;
 import dev.sextant.nodeboot.lifecycle.ProcessExit;
 import dev.sextant.nodeboot.start.BootUnlock;
@@ -46,11 +47,9 @@ import dev.sextant.proto.v1.IssueJoinTicketRequest;
 import dev.sextant.proto.v1.IssueJoinTicketResponse;
 import dev.sextant.proto.v1.IssueRejoinTicketRequest;
 import dev.sextant.proto.v1.IssueRejoinTicketResponse;
-import dev.sextant.proto.v1.InitResponse;
 import dev.sextant.proto.v1.K3sJoin;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
-import io.grpc.stub.StreamObserver;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
@@ -353,7 +352,7 @@ class NodeAttacksTest {
         var endpoint = new InitEndpoint(settings, new InitFlow(node.bringUp, node.disk, new NodeIdentity(settings)),
                 new JournalSource(settings), status, node.disk);
         List<String> before = node.luks.commands();
-        var answer = new Recorder();
+        var answer = new InitResponses();
         endpoint.init(InitRequest.newBuilder().setInitSecret(ByteString.copyFromUtf8("the init secret"))
                 .setMasterSecret(ByteString.copyFrom(new byte[32])).setMasterSalt(ByteString.copyFrom(new byte[32]))
                 .setMeasurementSalt(ByteString.copyFrom(new byte[32])).build(), answer);
@@ -422,25 +421,6 @@ class NodeAttacksTest {
                 }
             }
             return rejections;
-        }
-    }
-
-    private static final class Recorder implements StreamObserver<InitResponse> {
-        final List<InitResponse> values = new ArrayList<>();
-        Throwable error;
-
-        @Override
-        public void onNext(InitResponse value) {
-            values.add(value);
-        }
-
-        @Override
-        public void onError(Throwable t) {
-            error = t;
-        }
-
-        @Override
-        public void onCompleted() {
         }
     }
 }

@@ -10,8 +10,6 @@ import dev.sextant.nodeboot.lifecycle.LifecycleSettings;
 import dev.sextant.nodeboot.lifecycle.ProcessExit;
 import dev.sextant.nodeboot.nodelock.LockHolder;
 import dev.sextant.proto.v1.InitRequest;
-import dev.sextant.proto.v1.InitResponse;
-import io.grpc.stub.StreamObserver;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -20,7 +18,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -51,7 +48,7 @@ class InitFailureJournalTest {
             var endpoint = new InitEndpoint(settings, new InitFlow(node.bringUp, node.disk, new NodeIdentity(settings)),
                     new JournalSource(settings), status, node.disk);
 
-            Received received = new Received();
+            InitResponses received = new InitResponses();
             endpoint.init(InitRequest.newBuilder().setInitSecret(ByteString.copyFrom(INIT_SECRET))
                     .setMasterSecret(ByteString.copyFrom(new byte[32])).setMasterSalt(ByteString.copyFrom(new byte[32]))
                     .setMeasurementSalt(ByteString.copyFrom(new byte[32])).build(), received);
@@ -61,27 +58,6 @@ class InitFailureJournalTest {
             assertEquals("node is already locked by join", received.values.get(0).getFailure().getError(), received.values::toString);
             String journal = received.values.stream().skip(1).map(r -> r.getJournalChunk().toStringUtf8()).reduce("", String::concat);
             assertTrue(journal.contains("the log an operator gets after a failure"), journal);
-        }
-    }
-
-    private static final class Received implements StreamObserver<InitResponse> {
-        final List<InitResponse> values = new ArrayList<>();
-        Throwable error;
-        boolean completed;
-
-        @Override
-        public void onNext(InitResponse value) {
-            values.add(value);
-        }
-
-        @Override
-        public void onError(Throwable t) {
-            error = t;
-        }
-
-        @Override
-        public void onCompleted() {
-            completed = true;
         }
     }
 }
