@@ -34,11 +34,16 @@ final class CapturedLog implements AutoCloseable {
         }
     }
 
-    /** The events of this level or above logged so far, as "LEVEL logger: message", oldest first. */
-    List<String> atLeast(Level level) {
+    /**
+     * The events of this level or above logged so far that mention {@code name} in their thread's name
+     * or their message (JGroups names both after the member), as "LEVEL logger [thread]: message".
+     * Other test classes' background threads log into the same JVM meanwhile.
+     */
+    List<String> atLeast(Level level, String name) {
         synchronized (appender) {
             return appender.list.stream().filter(e -> e.getLevel().isGreaterOrEqual(level))
-                    .map(e -> e.getLevel() + " " + e.getLoggerName() + ": " + e.getFormattedMessage()).toList();
+                    .map(e -> e.getLevel() + " " + e.getLoggerName() + " [" + e.getThreadName() + "]: " + e.getFormattedMessage())
+                    .filter(line -> line.contains(name)).toList();
         }
     }
 
