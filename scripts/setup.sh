@@ -18,6 +18,7 @@ BOOKWORM=(
   erofs-utils squashfs-tools cryptsetup bubblewrap kmod cpio zstd            # mkosi's image build
   docker.io docker-registry skopeo umoci debootstrap  # container images (scripts/build-jre-base.sh)
   iproute2                                            # endpoint discovery between network namespaces
+  etcd-server etcd-client                             # the cluster store: process-level cluster tests, bench-join
 )
 # Packages whose bookworm version is too old: from bookworm-backports, with the minimum each needs.
 # mkosi 24 is the configuration format of mkosi/; systemd 254 brings ukify and systemd-measure with
@@ -120,10 +121,19 @@ if [ ${#todo[@]} -gt 0 ] || [ ${#todo_bp[@]} -gt 0 ]; then
   fi
 fi
 
+# Debian's etcd-server package enables an etcd.service with a plaintext client port on localhost.
+# This project starts its own etcd processes (with mutual TLS, on ports of their own), so the
+# host's default one is stopped and masked where systemd runs.
+if [ -d /run/systemd/system ] && systemctl is-enabled etcd >/dev/null 2>&1; then
+  log "stopping and masking Debian's default etcd.service"
+  systemctl disable --now etcd >/dev/null 2>&1 || true
+  systemctl mask etcd >/dev/null 2>&1 || true
+fi
+
 # What the commands need must now be there, in the versions they need: say which one is not.
 missing=()
 for cmd in java javac mvn git xxd kubectl openssl swtpm swtpm_setup tpm2_checkquote qemu-system-x86_64 \
-           mkosi docker skopeo umoci debootstrap ip cryptsetup pesign osslsigncode sgdisk mkfs.vfat timeout virt-fw-vars; do
+           mkosi docker skopeo umoci debootstrap ip cryptsetup etcd etcdctl pesign osslsigncode sgdisk mkfs.vfat timeout virt-fw-vars; do
   command -v "$cmd" >/dev/null || [ -x "/usr/sbin/$cmd" ] || [ -x "/sbin/$cmd" ] || missing+=("$cmd")
 done
 for f in /usr/lib/systemd/ukify /usr/lib/systemd/systemd-measure /usr/lib/systemd/boot/efi/linuxx64.efi.stub; do
