@@ -14,9 +14,10 @@ import java.security.GeneralSecurityException;
  * The baselines: plain TLS 1.3 on BoringSSL with static self-signed P-256 certificates, each side
  * trusting exactly (pinning) the other's. One-way (only the server presents a certificate) or
  * mutual. Same gRPC configuration and the same "no resumption" treatment as aTLS, so the
- * difference is the minting, attesting and verifying.
+ * difference is the minting, attesting and verifying. Other modules' benchmarks build their plain
+ * baselines with {@link #withoutResumption}, so every baseline is measured the same way.
  */
-final class PlainContexts {
+public final class PlainContexts {
     final SslContext server;
     final SslContext client;
 
@@ -35,7 +36,8 @@ final class PlainContexts {
         client = withoutResumption(clientBuilder);
     }
 
-    private static SslContext withoutResumption(SslContextBuilder builder) throws SSLException {
+    /** TLS 1.3 on BoringSSL with no session cache and no tickets: every handshake a full one, as in aTLS. */
+    public static SslContext withoutResumption(SslContextBuilder builder) throws SSLException {
         SslContext base = GrpcSslContexts.configure(builder.protocols("TLSv1.3"), SslProvider.OPENSSL).build();
         ((OpenSslSessionContext) base.sessionContext()).setSessionCacheEnabled(false);
         return new NoResumptionSslContext(base);

@@ -57,7 +57,7 @@ import org.slf4j.LoggerFactory;
  * or API work) from machines the verifier knows and from new ones (whose certificate paths it builds
  * first); and the same handshake-and-call over plain mutual TLS (P-256 certificates, no
  * attestation, no resumption: built as bench-atls's baselines, {@link PlainMutualTls}), measured in the same run, with the ratios of tickets/s to it and to the bare aTLS
- * rate (issue 16: tickets at 256 joiners ≥ 0.8 × bare aTLS): to the known machines' rate, the
+ * rate (the goal: tickets at 256 joiners ≥ 0.8 × bare aTLS): to the known machines' rate, the
  * stricter one, and to the new machines', whose handshake is the one a joining machine makes; and
  * last, the same ratio with both kinds at 256 joiners in alternating slices ({@link #alternating}).
  * Every level prints the JVM's CPU per call, the JIT compiler's part of it and the cores it kept

@@ -1,21 +1,16 @@
 package dev.sextant.joinapi;
 
+import dev.sextant.atls.PlainContexts;
 import dev.sextant.proto.v1.IssueRejoinTicketRequest;
 import dev.sextant.proto.v1.IssueRejoinTicketResponse;
 import dev.sextant.proto.v1.JoinServiceGrpc;
 import io.grpc.Server;
 import io.grpc.Status;
-import io.grpc.netty.GrpcSslContexts;
 import io.grpc.netty.NettyServerBuilder;
 import io.grpc.stub.StreamObserver;
 import io.netty.handler.ssl.ClientAuth;
-import io.netty.handler.ssl.DelegatingSslContext;
-import io.netty.handler.ssl.OpenSslSessionContext;
-import io.netty.handler.ssl.ReferenceCountedOpenSslEngine;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
-import io.netty.handler.ssl.SslProvider;
-import io.netty.internal.tcnative.SSL;
 import java.math.BigInteger;
 import java.net.InetSocketAddress;
 import java.net.Socket;
@@ -28,7 +23,6 @@ import java.util.Date;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
 import javax.net.ssl.SSLEngine;
-import javax.net.ssl.SSLException;
 import javax.net.ssl.X509ExtendedTrustManager;
 import org.bouncycastle.asn1.x500.X500Name;
 import org.bouncycastle.cert.jcajce.JcaX509CertificateConverter;
@@ -40,11 +34,10 @@ import org.bouncycastle.operator.jcajce.JcaContentSignerBuilder;
  * P-256 certificates, each side pinning the other's, no attestation), answering the same trivial
  * refused call as the aTLS handshake run, so the two differ only in what the handshake proves.
  *
- * <p>Built the way bench-atls builds its plain baselines (atls's test {@code PlainContexts}): BoringSSL,
- * TLS 1.3 only, no session cache and no session tickets, no host name check. aTLS never resumes, so a
- * baseline that resumed would compare aTLS's full handshakes with abbreviated ones: every call after
- * the first reuses the client's cached ticket. {@code PlainContexts} and the ticket switch
- * ({@code NoResumptionSslContext}) are package-private in the atls module, hence these few lines here.
+ * <p>Built with bench-atls's {@link PlainContexts#withoutResumption}: BoringSSL, TLS 1.3 only, no session
+ * cache and no session tickets, no host name check. aTLS never resumes, so a baseline that resumed
+ * would compare aTLS's full handshakes with abbreviated ones: every call after the first reuses the
+ * client's cached ticket. The trust managers are this class's own, to count the checks.
  * {@link #peerChecks()} shows it held: a full handshake checks both peers' certificates, a resumed one none.
  */
 final class PlainMutualTls implements AutoCloseable {
@@ -57,7 +50,7 @@ final class PlainMutualTls implements AutoCloseable {
         KeyPair clientKey = Csrs.ecKey();
         X509Certificate serverCert = selfSigned(serverKey, "CN=bench-server");
         X509Certificate clientCert = selfSigned(clientKey, "CN=bench-client");
-        SslContext serverContext = withoutResumption(SslContextBuilder.forServer(serverKey.getPrivate(), serverCert)
+        SslContext serverContext = PlainContexts.withoutResumption(SslContextBuilder.forServer(serverKey.getPrivate(), serverCert)
                 .trustManager(new PinnedTrust(clientCert, peerChecks)).clientAuth(ClientAuth.REQUIRE));
         server = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0)).sslContext(serverContext)
                 .addService(new JoinServiceGrpc.JoinServiceImplBase() {
@@ -67,7 +60,7 @@ final class PlainMutualTls implements AutoCloseable {
                         responses.onError(Status.INVALID_ARGUMENT.withDescription("handshake only").asRuntimeException());
                     }
                 }).build().start();
-        client = withoutResumption(SslContextBuilder.forClient().keyManager(clientKey.getPrivate(), clientCert)
+        client = PlainContexts.withoutResumption(SslContextBuilder.forClient().keyManager(clientKey.getPrivate(), clientCert)
                 .trustManager(new PinnedTrust(serverCert, peerChecks))
                 .endpointIdentificationAlgorithm(null)); // pinned certificate: no name to check, as in aTLS
     }
@@ -83,19 +76,6 @@ final class PlainMutualTls implements AutoCloseable {
     /** Peer certificates checked so far by both ends: two per full handshake, none for a resumed one. */
     long peerChecks() {
         return peerChecks.sum();
-    }
-
-    private static SslContext withoutResumption(SslContextBuilder builder) throws SSLException {
-        SslContext base = GrpcSslContexts.configure(builder.protocols("TLSv1.3"), SslProvider.OPENSSL).build();
-        ((OpenSslSessionContext) base.sessionContext()).setSessionCacheEnabled(false);
-        // Without the cache the client offers no ticket back; no tickets at all, as aTLS's server
-        // issues none, so the baseline's server does not pay for minting them either.
-        return new DelegatingSslContext(base) {
-            @Override
-            protected void initEngine(SSLEngine engine) {
-                SSL.setOptions(((ReferenceCountedOpenSslEngine) engine).sslPointer(), SSL.SSL_OP_NO_TICKET);
-            }
-        };
     }
 
     private static X509Certificate selfSigned(KeyPair key, String subject) throws Exception {
