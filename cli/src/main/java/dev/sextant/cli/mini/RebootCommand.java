@@ -17,7 +17,8 @@ import java.time.Instant;
 import java.util.concurrent.Callable;
 
 @Command(name = "reboot",
-        description = "Power-cycle one node of the running mini cluster: QEMU and swtpm stopped, started again on the "
+        description = "Power-cycle one node of the running mini cluster (or power on one 'sextant mini stop' left off): "
+                + "QEMU and swtpm stopped, started again on the "
                 + "same TPM state and state disk with the same arguments (the previous console kept as "
                 + "console.<n>.log). A control plane is recovered with the cluster's master secret, a worker rejoins; "
                 + "then the node must report the same disk and verify over attested TLS with the cluster's PCR 15. "

@@ -58,6 +58,15 @@ class MiniCommandTest {
     }
 
     @Test
+    @DisplayName("stop without a cluster says where it looked, exit 1; without a node name it is a usage error (exit 2)")
+    void stopWithoutCluster() {
+        assertEquals(1, run("mini", "stop", "control-plane-0", "--dir", dir.toString()));
+        assertTrue(err.toString().contains("sextant mini stop: no mini cluster in " + dir + "; start one with 'sextant mini up'"),
+                err.toString());
+        assertEquals(2, run("mini", "stop", "--dir", dir.toString()));
+    }
+
+    @Test
     @DisplayName("reboot without a node name is a usage error (exit 2)")
     void rebootNeedsNode() {
         assertEquals(2, run("mini", "reboot", "--dir", dir.toString()));

@@ -16,7 +16,8 @@ import java.util.function.Consumer;
 /**
  * {@code sextant mini}: a local confidential cluster of QEMU nodes on this machine, in the
  * directory {@code layout} names. Every command goes through here: {@code up} makes a new cluster,
- * {@code status} looks at it, {@code reboot} power-cycles one node, {@code down} stops it and
+ * {@code status} looks at it, {@code reboot} power-cycles one node (or powers on a stopped one),
+ * {@code stop} powers one node off and leaves it off, {@code down} stops the cluster and
  * {@code start} boots it again. The operator's own {@code sextant init} and {@code sextant recover}
  * are passed in, so mini initializes and recovers a node exactly as an operator does.
  */
@@ -60,6 +61,11 @@ public final class MiniCluster {
     /** Returns once {@code node} is back and verified; the time it took goes to {@code figures}. */
     public void reboot(String node, Duration timeout, OperatorCommand recover, Consumer<String> figures) throws Exception {
         new MiniReboot(layout, progress).reboot(node, timeout, recover, figures);
+    }
+
+    /** Powers {@code node} off and leaves it off; the rest of the cluster runs on. */
+    public void stop(String node) throws Exception {
+        new MiniStop(layout, progress).stop(node);
     }
 
     /** Stops every process mini.json names; files stay unless {@code purge}. 0 when nothing runs any more. */

@@ -50,7 +50,7 @@ final class MiniStatus {
                     .orElse("no status line yet; last line: " + NodeWaits.lastLine(lines, 100));
             String verify;
             if (!qemu) {
-                verify = "not running";
+                verify = "not running (powered off: 'sextant mini reboot " + node.name() + "' powers it on)";
             } else if (attestation.isEmpty()) {
                 verify = "not checked (no measurements in " + layout.dir() + ")";
             } else {
