@@ -16,6 +16,7 @@ import dev.sextant.proto.v1.InitRequest;
 import dev.sextant.proto.v1.KubernetesSettings;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -67,6 +68,11 @@ public final class InitCommand implements Callable<Integer> {
     @Option(names = "--cluster-name", description = "RFC 1123 label (default: ${DEFAULT-VALUE})")
     String clusterName = "sextant";
 
+    @Option(names = "--control-planes", paramLabel = "N",
+            description = "the most control planes the cluster admits, this node included (1 to 7; default: ${DEFAULT-VALUE}); "
+                    + "the join service refuses a control-plane ticket beyond it")
+    int controlPlanes = 3;
+
     @Option(names = "--api-server-san", description = "extra API server certificate SAN (repeatable)")
     List<String> sans = new ArrayList<>();
 
@@ -79,6 +85,10 @@ public final class InitCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         // Every input is checked before the master secret file is created or anything is sent.
+        if (controlPlanes < 1 || controlPlanes > 7) {
+            throw new CommandLine.ParameterException(spec.commandLine(),
+                    "--control-planes must be between 1 and 7 (etcd voters), got " + controlPlanes);
+        }
         var verifier = verifierOptions.verifier();
         byte[] secret = InputFiles.readString("--init-secret", initSecret,
                 "pass the file holding the init secret the node was booted with (--init-secret FILE,"
@@ -113,7 +123,7 @@ public final class InitCommand implements Callable<Integer> {
                 .setJoinMeasurements(verifierOptions.signedMeasurements()).setEkCaPem(verifierOptions.ekCaPem())
                 .setMasterSecret(ByteString.copyFrom(master.key())).setMasterSalt(ByteString.copyFrom(master.salt()))
                 .setMeasurementSalt(ByteString.copyFrom(master.measurementSalt())).setClusterName(clusterName)
-                .setKubernetes(KubernetesSettings.getDefaultInstance()).addAllApiServerCertSans(sans).build();
+                .setControlPlanes(controlPlanes).setKubernetes(KubernetesSettings.getDefaultInstance()).addAllApiServerCertSans(sans).build();
     }
 
     private int refused(StatusRuntimeException e, AttestedChannel node, PrintWriter out) {

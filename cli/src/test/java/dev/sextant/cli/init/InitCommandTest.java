@@ -35,6 +35,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Arrays;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicReference;
@@ -42,6 +44,7 @@ import java.util.function.BiConsumer;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** `sextant init` against an in-test InitService on a swtpm-attested aTLS server (the real node is tested in node-boot). */
@@ -87,7 +90,27 @@ class InitCommandTest {
     private record Run(int exit, String out, String err) {
     }
 
-    private Run init(byte pcr16) throws Exception {
+    @Test
+    @DisplayName("--control-planes N goes to the node; one outside 1 to 7 is a usage error before anything is created or sent")
+    void controlPlanes() throws Exception {
+        behaviour.set((request, response) -> {
+            response.onNext(InitResponse.newBuilder().setSuccess(InitSuccess.newBuilder()
+                    .setClusterId(ByteString.copyFrom(new byte[] {1}))).build());
+            response.onCompleted();
+        });
+        assertEquals(0, init((byte) 0, "--control-planes", "5").exit());
+        assertEquals(5, lastRequest.get().getControlPlanes());
+
+        lastRequest.set(null);
+        Files.deleteIfExists(dir.resolve("master.json"));
+        Run run = init((byte) 0, "--control-planes", "8");
+        assertEquals(2, run.exit(), run.out() + run.err());
+        assertTrue(run.err().contains("--control-planes must be between 1 and 7 (etcd voters), got 8"), run.err());
+        assertEquals(null, lastRequest.get(), "nothing was sent");
+        assertFalse(Files.exists(dir.resolve("master.json")), "no master secret was created");
+    }
+
+    private Run init(byte pcr16, String... extra) throws Exception {
         byte[] expected = new byte[32];
         Arrays.fill(expected, pcr16);
         Path measurements = dir.resolve("measurements.json");
@@ -106,10 +129,12 @@ class InitCommandTest {
         StringWriter err = new StringWriter();
         CommandLine cli = new CommandLine(new SextantCommand());
         cli.setOut(new PrintWriter(out, true)).setErr(new PrintWriter(err, true));
-        int exit = cli.execute("init", "--endpoint", "127.0.0.1:" + server.getPort(), "--measurements", measurements.toString(),
-                "--ek-ca", ekCa.toString(), "--master-secret", dir.resolve("master.json").toString(),
-                "--init-secret", dir.resolve("init-secret").toString(),
-                "--kubeconfig-out", dir.resolve("admin.conf").toString(), "--journal-out", dir.resolve("journal.log").toString());
+        List<String> args = new ArrayList<>(List.of("init", "--endpoint", "127.0.0.1:" + server.getPort(),
+                "--measurements", measurements.toString(), "--ek-ca", ekCa.toString(),
+                "--master-secret", dir.resolve("master.json").toString(), "--init-secret", dir.resolve("init-secret").toString(),
+                "--kubeconfig-out", dir.resolve("admin.conf").toString(), "--journal-out", dir.resolve("journal.log").toString()));
+        args.addAll(List.of(extra));
+        int exit = cli.execute(args.toArray(String[]::new));
         return new Run(exit, out.toString(), err.toString());
     }
 
@@ -135,6 +160,7 @@ class InitCommandTest {
         assertArrayEquals(master.salt(), sent.getMasterSalt().toByteArray());
         assertEquals("the-init-secret", sent.getInitSecret().toStringUtf8());
         assertEquals(32, sent.getMeasurementSalt().size());
+        assertEquals(3, sent.getControlPlanes(), "the cluster admits three control planes unless --control-planes says otherwise");
 
         init((byte) 0);
         assertArrayEquals(master.key(), lastRequest.get().getMasterSecret().toByteArray(), "an existing master secret is reused");

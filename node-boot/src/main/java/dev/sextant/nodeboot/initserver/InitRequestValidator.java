@@ -9,6 +9,8 @@ import java.util.List;
 public final class InitRequestValidator {
     static final int MIN_MASTER_SECRET = 16;
     static final int SALT_BYTES = 32;
+    /** Every control plane is an etcd voter; etcd advises against more than seven (each write waits for a majority). */
+    static final int MAX_CONTROL_PLANES = 7;
 
     private InitRequestValidator() {}
 
@@ -42,6 +44,10 @@ public final class InitRequestValidator {
             if (!Names.isHostname(san) && !Names.isIpAddress(san)) {
                 problems.add("api_server_cert_sans entry '" + san + "' is neither a hostname nor an IP address");
             }
+        }
+        if (Integer.compareUnsigned(r.getControlPlanes(), MAX_CONTROL_PLANES) > 0) {
+            problems.add("control_planes must be between 1 and " + MAX_CONTROL_PLANES + " (0: the default, 3), got "
+                    + Integer.toUnsignedString(r.getControlPlanes()));
         }
         checkCidr(problems, "kubernetes.service_cidr", r.getKubernetes().getServiceCidr());
         checkCidr(problems, "kubernetes.pod_cidr", r.getKubernetes().getPodCidr());

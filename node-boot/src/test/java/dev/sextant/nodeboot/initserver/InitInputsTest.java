@@ -40,6 +40,21 @@ class InitInputsTest {
     }
 
     @Test
+    @DisplayName("control_planes is 1 to 7 (0 asks for the default); a larger one, or a negative one sent as unsigned, is refused naming the range")
+    void controlPlanes() {
+        String b64 = Base64.getUrlEncoder().withoutPadding().encodeToString(new byte[32]);
+        var base = InitRequest.newBuilder().setMeasurementSalt(ByteString.copyFrom(new byte[32]))
+                .setKmsUri("kms://cluster-kms?key=" + b64 + "&salt=" + b64);
+        for (int n : new int[] {0, 1, 3, 7}) {
+            assertEquals(List.of(), InitRequestValidator.problems(base.setControlPlanes(n).build()), "control_planes " + n);
+        }
+        assertEquals(List.of("control_planes must be between 1 and 7 (0: the default, 3), got 8"),
+                InitRequestValidator.problems(base.setControlPlanes(8).build()));
+        assertEquals(List.of("control_planes must be between 1 and 7 (0: the default, 3), got 4294967295"),
+                InitRequestValidator.problems(base.setControlPlanes(-1).build()));
+    }
+
+    @Test
     @DisplayName("SANs are hostnames or IP literals; CIDRs are checked; nothing is resolved")
     void namesAndAddresses() {
         assertTrue(Names.isHostname("api.example.test"));
