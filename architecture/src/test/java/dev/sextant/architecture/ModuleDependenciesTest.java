@@ -45,11 +45,13 @@ class ModuleDependenciesTest {
             grpcsupport                                    -> atls attestation
             keys                                           -> attestation
             serviceconfig                                  ->
+            diskcrypt                                      ->
+            housekeeping                                   -> diskcrypt keys
 
             kms                                            -> grpcsupport keys proto atls attestation
             joinapi                                        -> grpcsupport keys proto atls attestation tpm ecdsanative
             clusterservices                                -> attestation proto keys grpcsupport atls
-            nodeboot                                       -> grpcsupport keys proto atls attestation tpm clusterservices
+            nodeboot                                       -> grpcsupport keys proto atls attestation tpm clusterservices housekeeping diskcrypt
 
             tpmmanufacturer                                -> tpm attestation
             imagebuilder                                      -> measuredboot attestation

@@ -2,9 +2,9 @@ package dev.sextant.nodeboot.bringup;
 
 import dev.sextant.nodeboot.lifecycle.LifecycleSettings;
 import dev.sextant.nodeboot.lifecycle.ProcessExit;
-import dev.sextant.nodeboot.diskcrypt.DiskCryptException;
-import dev.sextant.nodeboot.diskcrypt.StateDisk;
-import dev.sextant.nodeboot.diskcrypt.StateDiskSettings;
+import dev.sextant.diskcrypt.DiskCryptException;
+import dev.sextant.diskcrypt.StateDisk;
+import dev.sextant.diskcrypt.StateDiskSettings;
 import dev.sextant.nodeboot.kubernetes.DriverResult;
 import jakarta.inject.Singleton;
 import java.io.PrintStream;

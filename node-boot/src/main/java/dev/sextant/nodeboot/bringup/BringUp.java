@@ -1,9 +1,9 @@
 package dev.sextant.nodeboot.bringup;
 
 import dev.sextant.keys.KeyDerivation;
-import dev.sextant.nodeboot.datavolume.DataVolumeMounter;
-import dev.sextant.nodeboot.datavolume.DataVolumes;
-import dev.sextant.nodeboot.endpointdiscovery.DiscoveryResume;
+import dev.sextant.housekeeping.volumes.DataVolumeMounter;
+import dev.sextant.housekeeping.volumes.DataVolumes;
+import dev.sextant.housekeeping.discovery.DiscoveryResume;
 import dev.sextant.nodeboot.failure.FailureHandler;
 import dev.sextant.nodeboot.kubernetes.DriverResult;
 import dev.sextant.nodeboot.kubernetes.KubernetesDriver;

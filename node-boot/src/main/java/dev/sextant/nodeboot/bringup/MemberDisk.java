@@ -1,8 +1,8 @@
 package dev.sextant.nodeboot.bringup;
 
-import dev.sextant.nodeboot.diskcrypt.DiskCryptException;
-import dev.sextant.nodeboot.diskcrypt.StateDisk;
-import dev.sextant.nodeboot.diskcrypt.StateDiskSettings;
+import dev.sextant.diskcrypt.DiskCryptException;
+import dev.sextant.diskcrypt.StateDisk;
+import dev.sextant.diskcrypt.StateDiskSettings;
 import jakarta.inject.Singleton;
 
 import java.io.IOException;

@@ -2,7 +2,7 @@ package dev.sextant.nodeboot.bringup;
 
 import dev.sextant.keys.member.MemberCredentials;
 import dev.sextant.nodeboot.clusterservices.ServicesInput;
-import dev.sextant.nodeboot.datavolume.DataVolumeMounter;
+import dev.sextant.housekeeping.volumes.DataVolumeMounter;
 import dev.sextant.nodeboot.kubernetes.ClusterSettings;
 
 import java.util.Base64;

@@ -2,8 +2,8 @@ package dev.sextant.nodeboot.bringup;
 
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.sextant.nodeboot.diskcrypt.SecretFiles;
-import dev.sextant.nodeboot.diskcrypt.StateMount;
+import dev.sextant.diskcrypt.SecretFiles;
+import dev.sextant.diskcrypt.StateMount;
 import jakarta.inject.Inject;
 import jakarta.inject.Singleton;
 

@@ -21,7 +21,7 @@ import org.bouncycastle.openssl.jcajce.JcaPEMWriter;
 import org.bouncycastle.openssl.jcajce.JcaPKCS8Generator;
 import org.bouncycastle.operator.OperatorCreationException;
 import org.bouncycastle.operator.jcajce.JcaContentSignerBuilder;
-import dev.sextant.nodeboot.diskcrypt.SecretFiles;
+import dev.sextant.diskcrypt.SecretFiles;
 
 /**
  * The cluster CA a control plane without Kubernetes signs kubelet certificates with: EC P-256,

@@ -2,8 +2,8 @@ package dev.sextant.nodeboot.clusterservices;
 
 import dev.sextant.attestation.policy.MeasurementsException;
 import dev.sextant.attestation.policy.MeasurementsFile;
-import dev.sextant.nodeboot.diskcrypt.CommandRunner;
-import dev.sextant.nodeboot.diskcrypt.SecretFiles;
+import dev.sextant.diskcrypt.CommandRunner;
+import dev.sextant.diskcrypt.SecretFiles;
 import jakarta.inject.Singleton;
 import dev.sextant.serviceconfig.JoinServiceConfig;
 import dev.sextant.serviceconfig.KmsConfig;

@@ -1,5 +1,6 @@
 package dev.sextant.nodeboot.failure;
 
+import dev.sextant.diskcrypt.DiskReset;
 import jakarta.inject.Singleton;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

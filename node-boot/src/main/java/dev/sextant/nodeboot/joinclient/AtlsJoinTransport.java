@@ -4,7 +4,7 @@ import dev.sextant.atls.AtlsContexts;
 import dev.sextant.atls.OwnAttestation;
 import dev.sextant.atls.ServerVerification;
 import dev.sextant.attestation.issue.Attester;
-import dev.sextant.nodeboot.joinservices.Endpoint;
+import dev.sextant.housekeeping.discovery.Endpoint;
 import dev.sextant.proto.v1.IssueJoinTicketRequest;
 import dev.sextant.proto.v1.IssueJoinTicketResponse;
 import dev.sextant.proto.v1.IssueRejoinTicketRequest;

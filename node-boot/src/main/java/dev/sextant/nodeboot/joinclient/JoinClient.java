@@ -1,7 +1,7 @@
 package dev.sextant.nodeboot.joinclient;
 
-import dev.sextant.nodeboot.retry.Backoff;
-import dev.sextant.nodeboot.retry.Sleeper;
+import dev.sextant.housekeeping.retry.Backoff;
+import dev.sextant.housekeeping.retry.Sleeper;
 import com.google.protobuf.ByteString;
 import dev.sextant.keys.member.MemberCertificate;
 import dev.sextant.keys.member.MemberCredentials;
@@ -14,9 +14,9 @@ import dev.sextant.nodeboot.bringup.BringUp;
 import dev.sextant.nodeboot.bringup.BringUpOutcome;
 import dev.sextant.nodeboot.bringup.KubernetesPlan;
 import dev.sextant.nodeboot.bringup.Membership;
-import dev.sextant.nodeboot.diskcrypt.DiskCryptException;
-import dev.sextant.nodeboot.joinservices.ControlPlaneDiscovery;
-import dev.sextant.nodeboot.joinservices.Endpoint;
+import dev.sextant.diskcrypt.DiskCryptException;
+import dev.sextant.housekeeping.discovery.ControlPlaneDiscovery;
+import dev.sextant.housekeeping.discovery.Endpoint;
 import dev.sextant.keys.KeyDerivation;
 import dev.sextant.nodeboot.kubernetes.JoinSettings;
 import dev.sextant.nodeboot.bringup.BootstrapStatus;

@@ -1,17 +1,17 @@
 package dev.sextant.nodeboot.joinclient;
 
-import dev.sextant.nodeboot.retry.Backoff;
+import dev.sextant.housekeeping.retry.Backoff;
 import dev.sextant.atls.ServerVerification;
 import dev.sextant.attestation.issue.Attester;
 import dev.sextant.nodeboot.jointrust.JoinServiceTrust;
 import dev.sextant.nodeboot.bringup.BringUp;
-import dev.sextant.nodeboot.diskcrypt.StateDisk;
+import dev.sextant.diskcrypt.StateDisk;
 import dev.sextant.nodeboot.joinservices.CombinedDiscovery;
-import dev.sextant.nodeboot.joinservices.ControlPlaneDiscovery;
-import dev.sextant.nodeboot.joinservices.Endpoint;
+import dev.sextant.housekeeping.discovery.ControlPlaneDiscovery;
+import dev.sextant.housekeeping.discovery.Endpoint;
 import dev.sextant.nodeboot.joinservices.MetadataFileDiscovery;
 import dev.sextant.nodeboot.joinservices.StaticDiscovery;
-import dev.sextant.nodeboot.endpointdiscovery.EndpointDiscovery;
+import dev.sextant.housekeeping.discovery.EndpointDiscovery;
 import dev.sextant.nodeboot.initserver.NodeIdentity;
 import dev.sextant.nodeboot.kubernetes.KubernetesDriver;
 import dev.sextant.nodeboot.nodelock.NodeLock;

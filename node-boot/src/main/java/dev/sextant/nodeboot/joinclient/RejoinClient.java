@@ -1,10 +1,10 @@
 package dev.sextant.nodeboot.joinclient;
 
 import dev.sextant.nodeboot.bringup.Via;
-import dev.sextant.nodeboot.joinservices.ControlPlaneDiscovery;
-import dev.sextant.nodeboot.joinservices.Endpoint;
-import dev.sextant.nodeboot.retry.Backoff;
-import dev.sextant.nodeboot.retry.Sleeper;
+import dev.sextant.housekeeping.discovery.ControlPlaneDiscovery;
+import dev.sextant.housekeeping.discovery.Endpoint;
+import dev.sextant.housekeeping.retry.Backoff;
+import dev.sextant.housekeeping.retry.Sleeper;
 import dev.sextant.nodeboot.unlock.DiskUnlocker;
 import dev.sextant.nodeboot.unlock.UnlockRefused;
 import dev.sextant.proto.v1.IssueRejoinTicketRequest;

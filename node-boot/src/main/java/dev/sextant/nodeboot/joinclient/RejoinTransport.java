@@ -1,6 +1,6 @@
 package dev.sextant.nodeboot.joinclient;
 
-import dev.sextant.nodeboot.joinservices.Endpoint;
+import dev.sextant.housekeeping.discovery.Endpoint;
 import dev.sextant.proto.v1.IssueRejoinTicketRequest;
 import dev.sextant.proto.v1.IssueRejoinTicketResponse;
 import io.grpc.StatusRuntimeException;

@@ -1,5 +1,8 @@
 package dev.sextant.nodeboot.joinservices;
 
+import dev.sextant.housekeeping.discovery.ControlPlaneDiscovery;
+import dev.sextant.housekeeping.discovery.Endpoint;
+
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;

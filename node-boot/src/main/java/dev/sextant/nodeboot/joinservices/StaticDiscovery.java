@@ -1,5 +1,8 @@
 package dev.sextant.nodeboot.joinservices;
 
+import dev.sextant.housekeeping.discovery.ControlPlaneDiscovery;
+import dev.sextant.housekeeping.discovery.Endpoint;
+
 import java.util.List;
 
 /** A fixed list, e.g. from the kernel command line or configuration. */

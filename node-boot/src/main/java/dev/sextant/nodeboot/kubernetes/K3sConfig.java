@@ -1,7 +1,7 @@
 package dev.sextant.nodeboot.kubernetes;
 
-import dev.sextant.nodeboot.componentconfig.ConfigFile;
-import dev.sextant.nodeboot.componentconfig.SimpleYaml;
+import dev.sextant.housekeeping.componentconfig.ConfigFile;
+import dev.sextant.housekeeping.componentconfig.SimpleYaml;
 
 import java.nio.file.Path;
 import java.util.ArrayList;

@@ -1,8 +1,8 @@
 package dev.sextant.nodeboot.kubernetes;
 
-import dev.sextant.nodeboot.componentconfig.ComponentSettings;
-import dev.sextant.nodeboot.componentconfig.ConfigApplier;
-import dev.sextant.nodeboot.componentconfig.ConfigFile;
+import dev.sextant.housekeeping.componentconfig.ComponentSettings;
+import dev.sextant.housekeeping.componentconfig.ConfigApplier;
+import dev.sextant.housekeeping.componentconfig.ConfigFile;
 import io.micronaut.core.annotation.Nullable;
 import jakarta.inject.Inject;
 import jakarta.inject.Singleton;

@@ -1,10 +1,10 @@
 package dev.sextant.nodeboot.attacks;
 
 import dev.sextant.attestation.testkit.FreePorts;
-import dev.sextant.nodeboot.endpointdiscovery.ClearTextStranger;
-import dev.sextant.nodeboot.endpointdiscovery.EndpointRecord;
-import dev.sextant.nodeboot.endpointdiscovery.GossipNode;
-import dev.sextant.nodeboot.endpointdiscovery.TestMembers;
+import dev.sextant.housekeeping.discovery.ClearTextStranger;
+import dev.sextant.housekeeping.discovery.EndpointRecord;
+import dev.sextant.housekeeping.discovery.GossipNode;
+import dev.sextant.housekeeping.discovery.TestMembers;
 import ch.qos.logback.classic.Level;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;

@@ -16,8 +16,8 @@ import dev.sextant.nodeboot.bringup.KubernetesPlan;
 import dev.sextant.nodeboot.bringup.Membership;
 import dev.sextant.nodeboot.bringup.TestNode;
 import dev.sextant.nodeboot.bringup.Via;
-import dev.sextant.nodeboot.diskcrypt.FakeLuks;
-import dev.sextant.nodeboot.joinservices.Endpoint;
+import dev.sextant.diskcrypt.FakeLuks;
+import dev.sextant.housekeeping.discovery.Endpoint;
 import dev.sextant.nodeboot.joinservices.StaticDiscovery;
 import dev.sextant.nodeboot.initserver.InitEndpoint;
 import dev.sextant.nodeboot.initserver.InitFlow;
@@ -25,7 +25,7 @@ import dev.sextant.nodeboot.initserver.InitSettings;
 import dev.sextant.nodeboot.initserver.JournalSource;
 import dev.sextant.nodeboot.initserver.NodeIdentity;
 import dev.sextant.nodeboot.joinclient.AtlsJoinTransport;
-import dev.sextant.nodeboot.retry.Backoff;
+import dev.sextant.housekeeping.retry.Backoff;
 import dev.sextant.nodeboot.joinclient.JoinClient;
 import dev.sextant.nodeboot.joinclient.JoinOutcome;
 import dev.sextant.nodeboot.joinclient.JoinTransport;
@@ -297,8 +297,8 @@ class NodeAttacksTest {
         java.util.concurrent.CountDownLatch trying = new java.util.concurrent.CountDownLatch(1);
         java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
         // The first key test takes as long as the test says (argon2id takes seconds on a node).
-        var slowDisk = new dev.sextant.nodeboot.diskcrypt.StateDisk(rebooted.diskSettings,
-                new dev.sextant.nodeboot.diskcrypt.StateMount("sextant-state", rebooted.dir.resolve("state"), true), (argv, stdin) -> {
+        var slowDisk = new dev.sextant.diskcrypt.StateDisk(rebooted.diskSettings,
+                new dev.sextant.diskcrypt.StateMount("sextant-state", rebooted.dir.resolve("state"), true), (argv, stdin) -> {
                     if (argv.contains("--test-passphrase")) {
                         trying.countDown();
                         release.await();

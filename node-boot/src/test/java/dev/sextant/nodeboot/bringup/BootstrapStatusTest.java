@@ -5,9 +5,9 @@ import dev.sextant.nodeboot.lifecycle.ProcessExit;
 import dev.sextant.nodeboot.lifecycle.LifecycleSettings;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import dev.sextant.nodeboot.diskcrypt.ProcessCommandRunner;
-import dev.sextant.nodeboot.diskcrypt.StateDisk;
-import dev.sextant.nodeboot.diskcrypt.StateDiskSettings;
+import dev.sextant.diskcrypt.ProcessCommandRunner;
+import dev.sextant.diskcrypt.StateDisk;
+import dev.sextant.diskcrypt.StateDiskSettings;
 import dev.sextant.nodeboot.kubernetes.DriverResult;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;

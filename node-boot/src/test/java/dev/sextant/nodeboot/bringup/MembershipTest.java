@@ -1,7 +1,7 @@
 package dev.sextant.nodeboot.bringup;
 
 import dev.sextant.keys.member.MemberCredentials;
-import dev.sextant.nodeboot.endpointdiscovery.TestMembers;
+import dev.sextant.housekeeping.discovery.TestMembers;
 import dev.sextant.nodeboot.kubernetes.JoinSettings;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;

@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.google.protobuf.ByteString;
 import dev.sextant.attestation.policy.MeasurementsFile;
-import dev.sextant.nodeboot.diskcrypt.CommandRunner;
+import dev.sextant.diskcrypt.CommandRunner;
 import dev.sextant.proto.v1.SignedMeasurements;
 import dev.sextant.serviceconfig.JoinServiceConfig;
 import dev.sextant.serviceconfig.KmsConfig;

@@ -4,7 +4,7 @@ import com.google.protobuf.ByteString;
 import dev.sextant.nodeboot.bringup.BootstrapStatus;
 import dev.sextant.nodeboot.bringup.FakeKubernetes;
 import dev.sextant.nodeboot.bringup.TestNode;
-import dev.sextant.nodeboot.diskcrypt.FakeLuks;
+import dev.sextant.diskcrypt.FakeLuks;
 import dev.sextant.nodeboot.kubernetes.DriverResult;
 import dev.sextant.nodeboot.lifecycle.LifecycleSettings;
 import dev.sextant.nodeboot.lifecycle.ProcessExit;

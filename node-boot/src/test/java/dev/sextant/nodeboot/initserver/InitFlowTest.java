@@ -4,7 +4,7 @@ import com.google.protobuf.ByteString;
 import dev.sextant.nodeboot.bringup.FakeKubernetes;
 import dev.sextant.nodeboot.bringup.NodeState;
 import dev.sextant.nodeboot.bringup.TestNode;
-import dev.sextant.nodeboot.diskcrypt.FakeLuks;
+import dev.sextant.diskcrypt.FakeLuks;
 import dev.sextant.nodeboot.kubernetes.DriverResult;
 import dev.sextant.nodeboot.nodelock.LockHolder;
 import dev.sextant.proto.v1.InitRequest;

@@ -1,7 +1,7 @@
 package dev.sextant.nodeboot.joinclient;
 
-import dev.sextant.nodeboot.retry.Backoff;
-import dev.sextant.nodeboot.retry.Sleeper;
+import dev.sextant.housekeeping.retry.Backoff;
+import dev.sextant.housekeeping.retry.Sleeper;
 import dev.sextant.atls.ServerVerification;
 import dev.sextant.attestation.Variant;
 import dev.sextant.attestation.policy.ExpectedValue;
@@ -12,7 +12,7 @@ import dev.sextant.attestation.verify.DocumentVerifier;
 import dev.sextant.attestation.verify.VerifierPolicy;
 import dev.sextant.nodeboot.bringup.TestNode;
 import dev.sextant.nodeboot.bringup.Via;
-import dev.sextant.nodeboot.diskcrypt.FakeLuks;
+import dev.sextant.diskcrypt.FakeLuks;
 import dev.sextant.nodeboot.joinservices.StaticDiscovery;
 import dev.sextant.nodeboot.initserver.ClusterKeys;
 import dev.sextant.nodeboot.kubernetes.K3sDriver;

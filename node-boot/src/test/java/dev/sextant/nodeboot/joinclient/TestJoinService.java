@@ -7,7 +7,7 @@ import dev.sextant.atls.OwnAttestation;
 import dev.sextant.attestation.issue.Attester;
 import dev.sextant.attestation.verify.AttestationRejected;
 import dev.sextant.attestation.verify.AttestationVerifier;
-import dev.sextant.nodeboot.joinservices.Endpoint;
+import dev.sextant.housekeeping.discovery.Endpoint;
 import dev.sextant.proto.v1.IssueJoinTicketRequest;
 import dev.sextant.proto.v1.IssueJoinTicketResponse;
 import dev.sextant.proto.v1.IssueRejoinTicketRequest;

@@ -1,5 +1,7 @@
 package dev.sextant.nodeboot.joinservices;
 
+import dev.sextant.housekeeping.discovery.Endpoint;
+
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

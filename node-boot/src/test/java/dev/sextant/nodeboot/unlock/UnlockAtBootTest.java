@@ -14,16 +14,16 @@ import dev.sextant.nodeboot.bringup.FakeKubernetes;
 import dev.sextant.nodeboot.bringup.KubernetesPlan;
 import dev.sextant.keys.member.MemberCredentials;
 import dev.sextant.nodeboot.bringup.Membership;
-import dev.sextant.nodeboot.endpointdiscovery.TestMembers;
+import dev.sextant.housekeeping.discovery.TestMembers;
 import dev.sextant.nodeboot.bringup.TestNode;
 import dev.sextant.nodeboot.bringup.Via;
-import dev.sextant.nodeboot.diskcrypt.FakeLuks;
+import dev.sextant.diskcrypt.FakeLuks;
 import dev.sextant.nodeboot.joinservices.StaticDiscovery;
 import dev.sextant.nodeboot.initserver.InitFlow;
 import dev.sextant.nodeboot.initserver.InitSettings;
 import dev.sextant.nodeboot.initserver.NodeIdentity;
 import dev.sextant.nodeboot.joinclient.AtlsJoinTransport;
-import dev.sextant.nodeboot.retry.Backoff;
+import dev.sextant.housekeeping.retry.Backoff;
 import dev.sextant.nodeboot.start.BootUnlock;
 import dev.sextant.nodeboot.joinclient.TestJoinService;
 import dev.sextant.nodeboot.initserver.ClusterKeys;
@@ -98,7 +98,7 @@ class UnlockAtBootTest {
         return (BringUpOutcome.Bootstrapped) node.bringUp.run(membership, (step, detail) -> { });
     }
 
-    private BootUnlock unlock(List<dev.sextant.nodeboot.joinservices.Endpoint> services, int recoveryPort) throws Exception {
+    private BootUnlock unlock(List<dev.sextant.housekeeping.discovery.Endpoint> services, int recoveryPort) throws Exception {
         return new BootUnlock(new DiskUnlocker(node.disk, node.stateFile), new StaticDiscovery(services),
                 new AtlsJoinTransport(nodeTpm, ServerVerification.by(verifierOf(serviceTpm)), Duration.ofSeconds(5)), nodeTpm,
                 new RecoverySettings(recoveryPort), new Backoff(Duration.ofMillis(20), Duration.ofMillis(100), () -> 1.0),
@@ -126,7 +126,7 @@ class UnlockAtBootTest {
         node = node.reboot(pcr15::add, kubernetes);
         assertTrue(node.disk.holdsInitializedCluster());
         int port = FreePorts.loopback();
-        var waiting = awaitInBackground(unlock(List.of(new dev.sextant.nodeboot.joinservices.Endpoint("127.0.0.1", port)), 0), false);
+        var waiting = awaitInBackground(unlock(List.of(new dev.sextant.housekeeping.discovery.Endpoint("127.0.0.1", port)), 0), false);
         while (rounds.get() < 5) {
             Thread.sleep(20);
         }

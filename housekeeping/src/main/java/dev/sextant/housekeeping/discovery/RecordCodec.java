@@ -1,0 +1,72 @@
+package dev.sextant.housekeeping.discovery;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+import java.util.Set;
+import java.util.TreeSet;
+
+/**
+ * Wire form of one owner's announcement: {@code {"v":VERSION,"r":[{"n":NAME,"a":ADDRESS,"p":PORT}]}}.
+ * Only key holders can send at all (the transport is sealed), but a decoder still bounds sizes and
+ * accepts nothing outside the cluster's discovery domain.
+ */
+final class RecordCodec {
+    static final int MAX_BYTES = 64 * 1024;
+    static final int MAX_RECORDS = 256;
+
+    record Announcement(long version, Set<EndpointRecord> records) {
+    }
+
+    private final ObjectMapper json = new ObjectMapper();
+    private final String domain;
+
+    RecordCodec(String domain) {
+        this.domain = domain;
+    }
+
+    byte[] encode(long version, Set<EndpointRecord> records) {
+        ObjectNode root = json.createObjectNode().put("v", version);
+        ArrayNode list = root.putArray("r");
+        new TreeSet<>(records).forEach(r -> list.addObject().put("n", r.name()).put("a", r.address()).put("p", r.port()));
+        try {
+            return json.writeValueAsBytes(root);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("encoding records", e);
+        }
+    }
+
+    /** Throws IllegalArgumentException naming what is wrong. */
+    Announcement decode(byte[] bytes) {
+        if (bytes.length > MAX_BYTES) {
+            throw new IllegalArgumentException("announcement of " + bytes.length + " bytes exceeds " + MAX_BYTES);
+        }
+        JsonNode root;
+        try {
+            root = json.readTree(bytes);
+        } catch (java.io.IOException e) {
+            throw new IllegalArgumentException("announcement is not JSON: " + e.getMessage());
+        }
+        if (root == null || !root.path("v").canConvertToLong() || root.path("v").asLong() < 1 || !root.path("r").isArray()) {
+            throw new IllegalArgumentException("announcement needs a positive version 'v' and a record list 'r'");
+        }
+        if (root.get("r").size() > MAX_RECORDS) {
+            throw new IllegalArgumentException("announcement holds more than " + MAX_RECORDS + " records");
+        }
+        Set<EndpointRecord> records = new TreeSet<>();
+        for (JsonNode r : root.get("r")) {
+            if (!r.path("n").isTextual() || !r.path("a").isTextual() || !r.path("p").isInt()) {
+                throw new IllegalArgumentException("record needs text 'n', text 'a' and integer 'p': " + r);
+            }
+            EndpointRecord record = new EndpointRecord(r.get("n").asText(), r.get("a").asText(), r.get("p").asInt());
+            if (!record.inDomain(domain)) {
+                throw new IllegalArgumentException("record " + record.name() + " lies outside " + domain);
+            }
+            records.add(record);
+        }
+        return new Announcement(root.get("v").asLong(), records);
+    }
+}

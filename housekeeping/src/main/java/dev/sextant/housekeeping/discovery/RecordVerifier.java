@@ -1,0 +1,170 @@
+package dev.sextant.housekeeping.discovery;
+
+import dev.sextant.keys.member.MemberCertificate;
+import dev.sextant.keys.member.MemberCredentials;
+import dev.sextant.keys.member.MemberKey;
+import dev.sextant.keys.member.MemberRole;
+
+import java.net.InetAddress;
+import java.nio.ByteBuffer;
+import java.net.UnknownHostException;
+import java.time.Clock;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * Decides whether an announcement is its signer's to make, before anything of it reaches the
+ * {@link RecordTable}: the certificate is the cluster discovery CA's, for this cluster, and valid
+ * now; the signature is the certified key's; and each record is one the certified member may
+ * publish. Names: {@code api.DOMAIN} and {@code join.DOMAIN} are the control planes' (shared by
+ * all of them); {@code NODE.datastore.DOMAIN} only that control plane's own; any other name must
+ * start with the member's own node name. Addresses: every record's address is the one the sender's
+ * messages come from, so a member cannot point a name at someone else's machine. Every refusal is
+ * an IllegalArgumentException saying what is wrong (no key material in it).
+ *
+ * <p>Members re-announce the same bytes every period and after every view change, so the verdict
+ * on an announcement's bytes is remembered (and a certificate's, across a member's versions): a
+ * repeat costs a map lookup instead of two Ed25519 verifications. What depends on the moment is
+ * checked every time: the certificate's validity and the sender's address.
+ */
+final class RecordVerifier {
+    /** Bounded so an intruder cycling versions cannot grow it; a few times a large cluster's member count. */
+    static final int REMEMBERED = 1024;
+
+    /** What an accepted announcement says, and who (by certificate) said it. */
+    record Verified(MemberCertificate certificate, long version, Set<EndpointRecord> records) {
+        String nodeName() {
+            return certificate.nodeName();
+        }
+    }
+
+    private final RecordCodec codec;
+    private final String domain;
+    private final byte[] caPublicKey;
+    private final byte[] clusterId;
+    private final Clock clock;
+    private final Map<ByteBuffer, Verified> verifiedAnnouncements = lru();
+    private final Map<ByteBuffer, MemberCertificate> verifiedCertificates = lru();
+
+    /** Verifies against the CA and cluster of this member's own (already checked) credentials. */
+    RecordVerifier(RecordCodec codec, String domain, MemberCredentials own, Clock clock) {
+        this.codec = codec;
+        this.domain = domain;
+        this.caPublicKey = own.caPublicKey();
+        this.clusterId = own.check(clock.instant()).clusterId();
+        this.clock = clock;
+    }
+
+    /**
+     * @param senderAddress the IP address the transport received the announcement from; empty when
+     *                      the transport does not know it, which is refused (the next re-announce retries)
+     */
+    Verified verify(byte[] envelope, Optional<InetAddress> senderAddress) {
+        Verified v = verifiedAnnouncements.get(ByteBuffer.wrap(envelope));
+        if (v == null) {
+            v = verifyBytes(envelope);
+            verifiedAnnouncements.put(ByteBuffer.wrap(envelope.clone()), v);
+        } else if (!v.certificate().validAt(clock.instant())) {
+            throw new IllegalArgumentException("member certificate of " + v.nodeName() + " is valid only from "
+                    + v.certificate().notBefore() + " to " + v.certificate().notAfter());
+        }
+        if (!v.records().isEmpty() && senderAddress.isEmpty()) {
+            throw new IllegalArgumentException("the sender's address of " + v.nodeName() + "'s announcement is unknown");
+        }
+        for (EndpointRecord r : v.records()) {
+            checkAddress(v.certificate(), r, senderAddress.orElseThrow());
+        }
+        return v;
+    }
+
+    /** Everything that depends only on the bytes: certificate, signature, records and their names. */
+    private Verified verifyBytes(byte[] envelope) {
+        int certStart = RecordSigner.MAGIC.length + 2;
+        if (envelope.length < certStart + MemberKey.SIGNATURE_BYTES
+                || !Arrays.equals(envelope, 0, RecordSigner.MAGIC.length, RecordSigner.MAGIC, 0, RecordSigner.MAGIC.length)) {
+            throw new IllegalArgumentException("announcement is not a signed announcement (SXA1)");
+        }
+        if (envelope.length > RecordCodec.MAX_BYTES + MemberCertificate.MAX_BYTES + certStart + MemberKey.SIGNATURE_BYTES) {
+            throw new IllegalArgumentException("announcement of " + envelope.length + " bytes is too large");
+        }
+        int certLength = ((envelope[4] & 0xff) << 8) | (envelope[5] & 0xff);
+        int bodyStart = certStart + certLength;
+        int sigStart = envelope.length - MemberKey.SIGNATURE_BYTES;
+        if (bodyStart > sigStart) {
+            throw new IllegalArgumentException("announcement's certificate length runs past its end");
+        }
+        MemberCertificate certificate = certificate(Arrays.copyOfRange(envelope, certStart, bodyStart));
+        if (!MemberKey.verify(certificate.publicKey(), RecordSigner.signedBytes(envelope, sigStart),
+                Arrays.copyOfRange(envelope, sigStart, envelope.length))) {
+            throw new IllegalArgumentException("announcement is not signed by the key certified for "
+                    + certificate.nodeName());
+        }
+        RecordCodec.Announcement a = codec.decode(Arrays.copyOfRange(envelope, bodyStart, sigStart));
+        for (EndpointRecord r : a.records()) {
+            checkName(certificate, r);
+        }
+        return new Verified(certificate, a.version(), a.records());
+    }
+
+    private MemberCertificate certificate(byte[] encoded) {
+        MemberCertificate known = verifiedCertificates.get(ByteBuffer.wrap(encoded));
+        if (known != null) {
+            if (!known.validAt(clock.instant())) {
+                throw new IllegalArgumentException("member certificate of " + known.nodeName() + " is valid only from "
+                        + known.notBefore() + " to " + known.notAfter());
+            }
+            return known;
+        }
+        MemberCertificate certificate = MemberCertificate.verify(encoded, caPublicKey, clock.instant());
+        if (!certificate.sameCluster(clusterId)) {
+            throw new IllegalArgumentException("member certificate of " + certificate.nodeName() + " is for another cluster");
+        }
+        verifiedCertificates.put(ByteBuffer.wrap(encoded), certificate);
+        return certificate;
+    }
+
+    private static <V> Map<ByteBuffer, V> lru() {
+        return Collections.synchronizedMap(new LinkedHashMap<>(64, 0.75f, true) {
+            @Override
+            protected boolean removeEldestEntry(Map.Entry<ByteBuffer, V> eldest) {
+                return size() > REMEMBERED;
+            }
+        });
+    }
+
+    private void checkName(MemberCertificate c, EndpointRecord r) {
+        String name = r.name();
+        boolean shared = name.equals("api." + domain) || name.equals("join." + domain);
+        if (shared || name.endsWith(".datastore." + domain)) {
+            if (c.role() != MemberRole.CONTROL_PLANE) {
+                throw new IllegalArgumentException(c.nodeName() + " is certified as a worker and may not publish "
+                        + name + " (control planes only)");
+            }
+            if (shared || name.equals(c.nodeName() + ".datastore." + domain)) {
+                return;
+            }
+            throw new IllegalArgumentException(c.nodeName() + " may not publish another node's name " + name);
+        }
+        if (!name.startsWith(c.nodeName() + ".")) {
+            throw new IllegalArgumentException(c.nodeName() + " may not publish " + name
+                    + " (a member publishes the shared names of its role and names under its own node name)");
+        }
+    }
+
+    private static void checkAddress(MemberCertificate c, EndpointRecord r, InetAddress sender) {
+        InetAddress claimed;
+        try {
+            claimed = InetAddress.getByName(r.address()); // an IP literal (EndpointRecord checked): no lookup
+        } catch (UnknownHostException e) {
+            throw new IllegalArgumentException("record address " + r.address() + " is not an IP literal");
+        }
+        if (!claimed.equals(sender)) {
+            throw new IllegalArgumentException(c.nodeName() + " may not publish " + r.name() + " at " + r.address()
+                    + ": its announcements come from " + sender.getHostAddress());
+        }
+    }
+}

@@ -1,0 +1,36 @@
+package dev.sextant.housekeeping.volumes;
+
+import io.micronaut.context.annotation.ConfigurationProperties;
+import io.micronaut.core.bind.annotation.Bindable;
+
+import java.nio.file.Path;
+import java.time.Duration;
+
+/**
+ * Which data volume a control-plane node looks for and where the datastore goes.
+ *
+ * @param cluster        the cluster name in the volume tags; volumes of any other cluster are never touched
+ * @param role           the role in the tags (cp: control-plane datastore)
+ * @param zone           this node's zone; volumes of other zones are not candidates
+ * @param sysRoot        sysfs (tests point it at a fake tree)
+ * @param devDir         where device nodes are
+ * @param mountPoint     the Kubernetes datastore directory (k3s: server/db below its data dir)
+ * @param mapperName     the dm-crypt mapping name
+ * @param workDir        tmpfs directory for detached LUKS header copies (0700)
+ * @param retryInterval  how often a node without a volume looks again (losing a race is normal)
+ */
+@ConfigurationProperties("sextant.data-volume")
+public record DataVolumeSettings(
+        @Bindable(defaultValue = "false") boolean enabled,
+        @Bindable(defaultValue = "") String cluster,
+        @Bindable(defaultValue = "cp") String role,
+        @Bindable(defaultValue = "") String zone,
+        @Bindable(defaultValue = "/sys") Path sysRoot,
+        @Bindable(defaultValue = "/dev") Path devDir,
+        @Bindable(defaultValue = "/var/lib/rancher/k3s/server/db") Path mountPoint,
+        @Bindable(defaultValue = "sextant-data") String mapperName,
+        @Bindable(defaultValue = "/run/sextant/luks-data") Path workDir,
+        @Bindable(defaultValue = "60s") Duration retryInterval,
+        @Bindable(defaultValue = "65536") int pbkdfMemoryKib,
+        @Bindable(defaultValue = "0") int pbkdfIterations) {
+}
