@@ -1,7 +1,7 @@
 package dev.sextant.nodeboot.bringup;
 
 import dev.sextant.keys.member.MemberCredentials;
-import dev.sextant.nodeboot.clusterservices.ServicesInput;
+import dev.sextant.nodeboot.deploy.ServicesInput;
 import dev.sextant.housekeeping.volumes.DataVolumeMounter;
 import dev.sextant.nodeboot.kubernetes.ClusterSettings;
 

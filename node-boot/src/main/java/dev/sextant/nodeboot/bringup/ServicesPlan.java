@@ -1,6 +1,6 @@
 package dev.sextant.nodeboot.bringup;
 
-import dev.sextant.nodeboot.clusterservices.ServicesInput;
+import dev.sextant.nodeboot.deploy.ServicesInput;
 
 /** What happens to the cluster's own services (KMS, join service) on this node. */
 public sealed interface ServicesPlan {

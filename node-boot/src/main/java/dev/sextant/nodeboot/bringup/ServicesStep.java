@@ -1,12 +1,12 @@
 package dev.sextant.nodeboot.bringup;
 
 import dev.sextant.clusterservices.InitNodeBinding;
-import dev.sextant.nodeboot.clusterservices.ClusterServicesException;
-import dev.sextant.nodeboot.clusterservices.KubernetesServices;
-import dev.sextant.nodeboot.clusterservices.NodeLocalServices;
-import dev.sextant.nodeboot.clusterservices.ServicesInput;
+import dev.sextant.nodeboot.deploy.ClusterServicesException;
+import dev.sextant.nodeboot.deploy.KubernetesServices;
+import dev.sextant.nodeboot.deploy.NodeLocalServices;
+import dev.sextant.nodeboot.deploy.ServicesInput;
 import dev.sextant.nodeboot.kubernetes.DriverResult;
-import dev.sextant.nodeboot.tpm.AkName;
+import dev.sextant.nodeboot.nodetpm.AkName;
 import jakarta.inject.Singleton;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

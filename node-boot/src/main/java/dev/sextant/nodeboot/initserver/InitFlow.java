@@ -4,7 +4,7 @@ import com.google.protobuf.ByteString;
 import dev.sextant.nodeboot.bringup.BringUp;
 import dev.sextant.nodeboot.bringup.BringUpOutcome;
 import dev.sextant.nodeboot.bringup.Membership;
-import dev.sextant.nodeboot.clusterservices.ServicesInput;
+import dev.sextant.nodeboot.deploy.ServicesInput;
 import dev.sextant.diskcrypt.DiskCryptException;
 import dev.sextant.diskcrypt.StateDisk;
 import dev.sextant.nodeboot.kubernetes.ClusterSettings;

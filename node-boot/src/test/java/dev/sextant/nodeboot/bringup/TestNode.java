@@ -1,9 +1,9 @@
 package dev.sextant.nodeboot.bringup;
 
-import dev.sextant.nodeboot.clusterservices.KubernetesServices;
-import dev.sextant.nodeboot.clusterservices.KubernetesServicesSettings;
-import dev.sextant.nodeboot.clusterservices.NodeLocalServices;
-import dev.sextant.nodeboot.clusterservices.NodeLocalSettings;
+import dev.sextant.nodeboot.deploy.KubernetesServices;
+import dev.sextant.nodeboot.deploy.KubernetesServicesSettings;
+import dev.sextant.nodeboot.deploy.NodeLocalServices;
+import dev.sextant.nodeboot.deploy.NodeLocalSettings;
 import dev.sextant.housekeeping.volumes.DataVolumeSettings;
 import dev.sextant.housekeeping.volumes.DataVolumes;
 import dev.sextant.diskcrypt.CommandRunner;

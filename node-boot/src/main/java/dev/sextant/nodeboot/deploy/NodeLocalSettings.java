@@ -1,4 +1,4 @@
-package dev.sextant.nodeboot.clusterservices;
+package dev.sextant.nodeboot.deploy;
 
 import io.micronaut.context.annotation.ConfigurationProperties;
 import io.micronaut.core.bind.annotation.Bindable;

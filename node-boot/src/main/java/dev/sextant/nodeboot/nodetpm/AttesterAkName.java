@@ -1,4 +1,4 @@
-package dev.sextant.nodeboot.tpm;
+package dev.sextant.nodeboot.nodetpm;
 
 import dev.sextant.attestation.Purpose;
 import dev.sextant.attestation.issue.Attester;

@@ -1,4 +1,4 @@
-package dev.sextant.nodeboot.tpm;
+package dev.sextant.nodeboot.nodetpm;
 
 import dev.sextant.grpcsupport.training.TrainingRun;
 import io.micronaut.context.annotation.Requires;

@@ -1,4 +1,4 @@
-package dev.sextant.nodeboot.clusterservices;
+package dev.sextant.nodeboot.deploy;
 
 /** The cluster services could not be deployed; the message says which step and why. */
 public final class ClusterServicesException extends Exception {

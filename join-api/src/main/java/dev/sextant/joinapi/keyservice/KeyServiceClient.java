@@ -1,4 +1,4 @@
-package dev.sextant.joinapi.kms;
+package dev.sextant.joinapi.keyservice;
 
 import dev.sextant.grpcsupport.Refusal;
 import dev.sextant.keys.KeyDerivation;

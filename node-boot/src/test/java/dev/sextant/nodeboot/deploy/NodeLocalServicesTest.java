@@ -1,4 +1,4 @@
-package dev.sextant.nodeboot.clusterservices;
+package dev.sextant.nodeboot.deploy;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;

@@ -1,4 +1,4 @@
-package dev.sextant.joinapi.kms;
+package dev.sextant.joinapi.keyservice;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;

@@ -1,4 +1,4 @@
-package dev.sextant.nodeboot.clusterservices;
+package dev.sextant.nodeboot.deploy;
 
 import dev.sextant.clusterservices.InitNodeBinding;
 import dev.sextant.proto.v1.SignedMeasurements;

@@ -1,4 +1,4 @@
-package dev.sextant.nodeboot.clusterservices;
+package dev.sextant.nodeboot.deploy;
 
 import dev.sextant.attestation.policy.MeasurementsException;
 import dev.sextant.attestation.policy.MeasurementsFile;

@@ -1,4 +1,4 @@
-package dev.sextant.nodeboot.clusterservices;
+package dev.sextant.nodeboot.deploy;
 
 /**
  * Brings up the cluster's own services (KMS, join service) on the first control-plane node at

@@ -1,4 +1,4 @@
-package dev.sextant.nodeboot.clusterservices;
+package dev.sextant.nodeboot.deploy;
 
 import java.io.IOException;
 import java.io.StringWriter;

@@ -1,4 +1,4 @@
-package dev.sextant.nodeboot.tpm;
+package dev.sextant.nodeboot.nodetpm;
 
 import io.micronaut.context.annotation.ConfigurationProperties;
 

@@ -1,4 +1,4 @@
-package dev.sextant.joinapi.kms;
+package dev.sextant.joinapi.keyservice;
 
 /**
  * The KMS keys a join ticket is made with, fetched in one call. Holds secrets: no toString with
