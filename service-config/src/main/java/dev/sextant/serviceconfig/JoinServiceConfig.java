@@ -19,6 +19,7 @@ import java.util.Properties;
  *
  * @param ports               gRPC and management ports (absent: the service's defaults)
  * @param recordsDir          where bindings are kept when Kubernetes is absent
+ * @param etcd                the cluster store: bindings and everything the service must not forget
  * @param kms                 the KMS the join service asks for disk keys
  * @param atls                attested TLS, and the TPM the service attests itself with
  * @param kubernetes          the cluster the tickets are for
@@ -39,6 +40,7 @@ import java.util.Properties;
 public record JoinServiceConfig(
         ServerPorts ports,
         Path recordsDir,
+        Etcd etcd,
         Kms kms,
         Atls atls,
         Kubernetes kubernetes,
@@ -56,6 +58,11 @@ public record JoinServiceConfig(
 
     public static final String PREFIX = "sextant.join.";
     public static final String RECORDS_DIR = PREFIX + "records-dir";
+    public static final String ETCD_ENDPOINTS = PREFIX + "etcd.endpoints";
+    public static final String ETCD_CA_FILE = PREFIX + "etcd.ca-file";
+    public static final String ETCD_CERT_FILE = PREFIX + "etcd.cert-file";
+    public static final String ETCD_KEY_FILE = PREFIX + "etcd.key-file";
+    public static final String ETCD_DEADLINE = PREFIX + "etcd.deadline";
     public static final String KMS_ENDPOINT = PREFIX + "kms.endpoint";
     public static final String KMS_DEADLINE = PREFIX + "kms.deadline";
     public static final String ATLS_ENABLED = PREFIX + "atls.enabled";
@@ -88,7 +95,7 @@ public record JoinServiceConfig(
      * not among them: Micronaut binds its servers itself (and a test's random port is -1).
      */
     public static final List<String> KEYS = List.of(
-            RECORDS_DIR, KMS_ENDPOINT, KMS_DEADLINE, ATLS_ENABLED, ATLS_SERVER_TPM, ATLS_SERVER_EVENT_LOG,
+            RECORDS_DIR, ETCD_ENDPOINTS, ETCD_CA_FILE, ETCD_CERT_FILE, ETCD_KEY_FILE, ETCD_DEADLINE, KMS_ENDPOINT, KMS_DEADLINE, ATLS_ENABLED, ATLS_SERVER_TPM, ATLS_SERVER_EVENT_LOG,
             KUBERNETES_ENABLED, KUBERNETES_DISTRIBUTION, KUBERNETES_BASE_PATH, KUBERNETES_NAMESPACE, KUBERNETES_TIMEOUT,
             API_SERVER_ENDPOINT, KUBERNETES_VERSION, MEASUREMENT_SALT_FILE, TOKEN_TTL, MEMBER_CERTIFICATE_VALIDITY, CA_CERT_FILE, CA_KEY_FILE,
             CONTROL_PLANE_DIR, MEASUREMENTS_FILE, MEASUREMENTS_PUBLIC_KEY_FILE, MEASUREMENTS_POLL_INTERVAL,
@@ -97,6 +104,7 @@ public record JoinServiceConfig(
     public JoinServiceConfig {
         Objects.requireNonNull(ports, "ports");
         Objects.requireNonNull(recordsDir, "recordsDir");
+        Objects.requireNonNull(etcd, "etcd");
         Objects.requireNonNull(kms, "kms");
         Objects.requireNonNull(atls, "atls");
         Objects.requireNonNull(kubernetes, "kubernetes");
@@ -114,6 +122,31 @@ public record JoinServiceConfig(
         Objects.requireNonNull(initNode, "initNode");
         if (ekCaFile.isEmpty() && !insecureTrustAnyAk) {
             throw new ConfigException("set " + EK_CA_FILE + " (or, for development only, " + INSECURE_TRUST_ANY_AK + "=true)");
+        }
+    }
+
+    /**
+     * The cluster's etcd, reached over mutual TLS with a client certificate of the etcd CA (derived
+     * from the master secret, so only a control plane can issue one).
+     *
+     * @param endpoints client URLs ({@code https://HOST:PORT}) of the members the service may ask, in order
+     * @param deadline  of every call to etcd
+     */
+    public record Etcd(List<String> endpoints, Path caFile, Path certFile, Path keyFile, Duration deadline) {
+        public Etcd {
+            endpoints = List.copyOf(endpoints);
+            if (endpoints.isEmpty()) {
+                throw new ConfigException(ETCD_ENDPOINTS + " is empty (https://HOST:PORT of etcd members, comma-separated)");
+            }
+            for (String endpoint : endpoints) {
+                if (!endpoint.startsWith("https://")) {
+                    throw new ConfigException(ETCD_ENDPOINTS + ": '" + endpoint + "' is not an https:// URL (etcd is reached over mutual TLS only)");
+                }
+            }
+            Objects.requireNonNull(caFile, "caFile");
+            Objects.requireNonNull(certFile, "certFile");
+            Objects.requireNonNull(keyFile, "keyFile");
+            Objects.requireNonNull(deadline, "deadline");
         }
     }
 

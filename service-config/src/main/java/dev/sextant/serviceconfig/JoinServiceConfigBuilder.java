@@ -2,6 +2,7 @@ package dev.sextant.serviceconfig;
 
 import dev.sextant.serviceconfig.JoinServiceConfig.Atls;
 import dev.sextant.serviceconfig.JoinServiceConfig.Ca;
+import dev.sextant.serviceconfig.JoinServiceConfig.Etcd;
 import dev.sextant.serviceconfig.JoinServiceConfig.InitNode;
 import dev.sextant.serviceconfig.JoinServiceConfig.Kms;
 import dev.sextant.serviceconfig.JoinServiceConfig.Kubernetes;
@@ -13,12 +14,13 @@ import java.util.Optional;
 
 /**
  * Changes settings of a {@link JoinServiceConfig} by name ({@code config.toBuilder().kms(...).build()}):
- * the record's sixteen components are too many to pass in order. {@link #build} checks the result as
+ * the record's seventeen components are too many to pass in order. {@link #build} checks the result as
  * the record's constructor does.
  */
 public final class JoinServiceConfigBuilder {
     private ServerPorts ports;
     private Path recordsDir;
+    private Etcd etcd;
     private Kms kms;
     private Atls atls;
     private Kubernetes kubernetes;
@@ -37,6 +39,7 @@ public final class JoinServiceConfigBuilder {
     JoinServiceConfigBuilder(JoinServiceConfig from) {
         ports = from.ports();
         recordsDir = from.recordsDir();
+        etcd = from.etcd();
         kms = from.kms();
         atls = from.atls();
         kubernetes = from.kubernetes();
@@ -60,6 +63,11 @@ public final class JoinServiceConfigBuilder {
 
     public JoinServiceConfigBuilder recordsDir(Path value) {
         recordsDir = value;
+        return this;
+    }
+
+    public JoinServiceConfigBuilder etcd(Etcd value) {
+        etcd = value;
         return this;
     }
 
@@ -136,7 +144,7 @@ public final class JoinServiceConfigBuilder {
     }
 
     public JoinServiceConfig build() {
-        return new JoinServiceConfig(ports, recordsDir, kms, atls, kubernetes, apiServerEndpoint, kubernetesVersion,
+        return new JoinServiceConfig(ports, recordsDir, etcd, kms, atls, kubernetes, apiServerEndpoint, kubernetesVersion,
                 measurementSaltFile, tokenTtl, memberCertificateValidity, ca, controlPlaneDir, measurements, ekCaFile,
                 insecureTrustAnyAk, initNode);
     }

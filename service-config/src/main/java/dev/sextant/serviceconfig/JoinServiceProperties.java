@@ -3,6 +3,7 @@ package dev.sextant.serviceconfig;
 import dev.sextant.serviceconfig.JoinServiceConfig.Atls;
 import dev.sextant.serviceconfig.JoinServiceConfig.Ca;
 import dev.sextant.serviceconfig.JoinServiceConfig.Distribution;
+import dev.sextant.serviceconfig.JoinServiceConfig.Etcd;
 import dev.sextant.serviceconfig.JoinServiceConfig.InitNode;
 import dev.sextant.serviceconfig.JoinServiceConfig.Kms;
 import dev.sextant.serviceconfig.JoinServiceConfig.Kubernetes;
@@ -26,6 +27,11 @@ import static dev.sextant.serviceconfig.JoinServiceConfig.*;
 final class JoinServiceProperties {
     // The defaults are the paths of the Kubernetes pod (join-service-daemonset.yaml mounts them there).
     static final String DEFAULT_RECORDS_DIR = "/var/lib/sextant/join-records";
+    static final String DEFAULT_ETCD_ENDPOINTS = "https://127.0.0.1:2379";
+    static final String DEFAULT_ETCD_CA_FILE = "/var/config/etcd/ca.crt";
+    static final String DEFAULT_ETCD_CERT_FILE = "/var/config/etcd/client.crt";
+    static final String DEFAULT_ETCD_KEY_FILE = "/var/config/etcd/client.key";
+    static final Duration DEFAULT_ETCD_DEADLINE = Duration.ofSeconds(5);
     static final String DEFAULT_KMS_ENDPOINT = "127.0.0.1:9000";
     static final Duration DEFAULT_KMS_DEADLINE = Duration.ofSeconds(5);
     static final String DEFAULT_SERVER_EVENT_LOG = "/sys/kernel/security/tpm0/binary_bios_measurements";
@@ -55,6 +61,10 @@ final class JoinServiceProperties {
         return new JoinServiceConfig(
                 ServerPorts.from(r),
                 r.path(RECORDS_DIR, DEFAULT_RECORDS_DIR),
+                new Etcd(Arrays.stream(r.text(ETCD_ENDPOINTS, DEFAULT_ETCD_ENDPOINTS).split(",")).map(String::strip)
+                        .filter(e -> !e.isEmpty()).toList(),
+                        r.path(ETCD_CA_FILE, DEFAULT_ETCD_CA_FILE), r.path(ETCD_CERT_FILE, DEFAULT_ETCD_CERT_FILE),
+                        r.path(ETCD_KEY_FILE, DEFAULT_ETCD_KEY_FILE), r.duration(ETCD_DEADLINE, DEFAULT_ETCD_DEADLINE)),
                 new Kms(r.text(KMS_ENDPOINT, DEFAULT_KMS_ENDPOINT), r.duration(KMS_DEADLINE, DEFAULT_KMS_DEADLINE)),
                 new Atls(r.bool(ATLS_ENABLED, true), r.text(ATLS_SERVER_TPM), r.path(ATLS_SERVER_EVENT_LOG, DEFAULT_SERVER_EVENT_LOG)),
                 new Kubernetes(r.bool(KUBERNETES_ENABLED, true),
@@ -96,6 +106,11 @@ final class JoinServiceProperties {
         Map<String, String> p = new TreeMap<>();
         c.ports().putInto(p);
         p.put(RECORDS_DIR, c.recordsDir().toString());
+        p.put(ETCD_ENDPOINTS, String.join(",", c.etcd().endpoints()));
+        p.put(ETCD_CA_FILE, c.etcd().caFile().toString());
+        p.put(ETCD_CERT_FILE, c.etcd().certFile().toString());
+        p.put(ETCD_KEY_FILE, c.etcd().keyFile().toString());
+        p.put(ETCD_DEADLINE, PropertyReader.render(c.etcd().deadline()));
         p.put(KMS_ENDPOINT, c.kms().endpoint());
         p.put(KMS_DEADLINE, PropertyReader.render(c.kms().deadline()));
         p.put(ATLS_ENABLED, Boolean.toString(c.atls().enabled()));
