@@ -36,6 +36,8 @@ import java.util.Properties;
  *                            {@code insecureTrustAnyAk}
  * @param insecureTrustAnyAk  development only: accept any AK (the verifier warns on every use)
  * @param initNode            what the init node owns, bound to its AK before the service serves
+ * @param controlPlanes       the most control planes the cluster admits ({@code sextant init --control-planes});
+ *                            the init node writes it to etcd, where every join service reads it
  */
 public record JoinServiceConfig(
         ServerPorts ports,
@@ -54,7 +56,8 @@ public record JoinServiceConfig(
         Measurements measurements,
         Optional<Path> ekCaFile,
         boolean insecureTrustAnyAk,
-        Optional<InitNode> initNode) {
+        Optional<InitNode> initNode,
+        int controlPlanes) {
 
     public static final String PREFIX = "sextant.join.";
     public static final String RECORDS_DIR = PREFIX + "records-dir";
@@ -89,6 +92,9 @@ public record JoinServiceConfig(
     public static final String INIT_NODE_AK_NAME = PREFIX + "init-node.ak-name";
     public static final String INIT_NODE_NODE_NAME = PREFIX + "init-node.node-name";
     public static final String INIT_NODE_DISK_UUIDS = PREFIX + "init-node.disk-uuids";
+    public static final String CONTROL_PLANES = PREFIX + "control-planes";
+    /** Every control plane is an etcd voter; etcd advises against more than seven. */
+    public static final int MAX_CONTROL_PLANES = 7;
 
     /**
      * The service's own property names, for a binder that looks names up one by one. The ports are
@@ -99,7 +105,7 @@ public record JoinServiceConfig(
             KUBERNETES_ENABLED, KUBERNETES_DISTRIBUTION, KUBERNETES_BASE_PATH, KUBERNETES_NAMESPACE, KUBERNETES_TIMEOUT,
             API_SERVER_ENDPOINT, KUBERNETES_VERSION, MEASUREMENT_SALT_FILE, TOKEN_TTL, MEMBER_CERTIFICATE_VALIDITY, CA_CERT_FILE, CA_KEY_FILE,
             CONTROL_PLANE_DIR, MEASUREMENTS_FILE, MEASUREMENTS_PUBLIC_KEY_FILE, MEASUREMENTS_POLL_INTERVAL,
-            EK_CA_FILE, INSECURE_TRUST_ANY_AK, INIT_NODE_AK_NAME, INIT_NODE_NODE_NAME, INIT_NODE_DISK_UUIDS);
+            EK_CA_FILE, INSECURE_TRUST_ANY_AK, INIT_NODE_AK_NAME, INIT_NODE_NODE_NAME, INIT_NODE_DISK_UUIDS, CONTROL_PLANES);
 
     public JoinServiceConfig {
         Objects.requireNonNull(ports, "ports");
@@ -120,6 +126,9 @@ public record JoinServiceConfig(
         Objects.requireNonNull(measurements, "measurements");
         Objects.requireNonNull(ekCaFile, "ekCaFile");
         Objects.requireNonNull(initNode, "initNode");
+        if (controlPlanes < 1 || controlPlanes > MAX_CONTROL_PLANES) {
+            throw new ConfigException(CONTROL_PLANES + " must be between 1 and " + MAX_CONTROL_PLANES + ", got " + controlPlanes);
+        }
         if (ekCaFile.isEmpty() && !insecureTrustAnyAk) {
             throw new ConfigException("set " + EK_CA_FILE + " (or, for development only, " + INSECURE_TRUST_ANY_AK + "=true)");
         }

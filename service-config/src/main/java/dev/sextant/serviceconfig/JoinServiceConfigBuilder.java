@@ -14,7 +14,7 @@ import java.util.Optional;
 
 /**
  * Changes settings of a {@link JoinServiceConfig} by name ({@code config.toBuilder().kms(...).build()}):
- * the record's seventeen components are too many to pass in order. {@link #build} checks the result as
+ * the record's eighteen components are too many to pass in order. {@link #build} checks the result as
  * the record's constructor does.
  */
 public final class JoinServiceConfigBuilder {
@@ -35,6 +35,7 @@ public final class JoinServiceConfigBuilder {
     private Optional<Path> ekCaFile;
     private boolean insecureTrustAnyAk;
     private Optional<InitNode> initNode;
+    private int controlPlanes;
 
     JoinServiceConfigBuilder(JoinServiceConfig from) {
         ports = from.ports();
@@ -54,6 +55,7 @@ public final class JoinServiceConfigBuilder {
         ekCaFile = from.ekCaFile();
         insecureTrustAnyAk = from.insecureTrustAnyAk();
         initNode = from.initNode();
+        controlPlanes = from.controlPlanes();
     }
 
     public JoinServiceConfigBuilder ports(ServerPorts value) {
@@ -143,9 +145,14 @@ public final class JoinServiceConfigBuilder {
         return this;
     }
 
+    public JoinServiceConfigBuilder controlPlanes(int value) {
+        controlPlanes = value;
+        return this;
+    }
+
     public JoinServiceConfig build() {
         return new JoinServiceConfig(ports, recordsDir, etcd, kms, atls, kubernetes, apiServerEndpoint, kubernetesVersion,
                 measurementSaltFile, tokenTtl, memberCertificateValidity, ca, controlPlaneDir, measurements, ekCaFile,
-                insecureTrustAnyAk, initNode);
+                insecureTrustAnyAk, initNode, controlPlanes);
     }
 }

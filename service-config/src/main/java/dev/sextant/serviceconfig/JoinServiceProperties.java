@@ -48,6 +48,7 @@ final class JoinServiceProperties {
     static final String DEFAULT_MEASUREMENTS_PUBLIC_KEY_FILE = "/var/config/measurements-key/measurements.pub";
     static final Duration DEFAULT_POLL_INTERVAL = Duration.ofSeconds(30);
     static final String DEFAULT_EK_CA_FILE = "/var/config/ek-ca/ek-ca.pem";
+    static final int DEFAULT_CONTROL_PLANES = 3;
 
     private JoinServiceProperties() {
     }
@@ -83,7 +84,8 @@ final class JoinServiceProperties {
                         r.duration(MEASUREMENTS_POLL_INTERVAL, DEFAULT_POLL_INTERVAL)),
                 ekCa,
                 insecureAnyAk,
-                initNode(r));
+                initNode(r),
+                r.integer(CONTROL_PLANES, DEFAULT_CONTROL_PLANES));
     }
 
     private static Optional<InitNode> initNode(PropertyReader r) {
@@ -143,6 +145,7 @@ final class JoinServiceProperties {
             p.put(INIT_NODE_NODE_NAME, n.nodeName());
             p.put(INIT_NODE_DISK_UUIDS, String.join(",", n.diskUuids()));
         });
+        p.put(CONTROL_PLANES, Integer.toString(c.controlPlanes()));
         return p;
     }
 }

@@ -74,6 +74,18 @@ final class PropertyReader {
         };
     }
 
+    int integer(String key, int defaultValue) {
+        Optional<String> value = text(key);
+        if (value.isEmpty()) {
+            return defaultValue;
+        }
+        try {
+            return Integer.parseInt(value.get());
+        } catch (NumberFormatException e) {
+            throw new ConfigException(key + " must be a whole number, not '" + value.get() + "'");
+        }
+    }
+
     Duration duration(String key, Duration defaultValue) {
         Optional<String> value = text(key);
         return value.isEmpty() ? defaultValue : parseDuration(key, value.get());

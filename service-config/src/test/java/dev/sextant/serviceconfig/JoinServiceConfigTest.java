@@ -95,6 +95,20 @@ class JoinServiceConfigTest {
     }
 
     @Test
+    void etcdIsReachedOverHttpsOnlyAndTheControlPlaneLimitIsOneToSeven() {
+        ConfigException plain = assertThrows(ConfigException.class,
+                () -> JoinServiceConfig.from(Map.of(JoinServiceConfig.ETCD_ENDPOINTS, "https://10.0.0.1:2379,http://10.0.0.2:2379")));
+        assertTrue(plain.getMessage().contains("'http://10.0.0.2:2379' is not an https:// URL"), plain.getMessage());
+        assertEquals(java.util.List.of("https://10.0.0.1:2379", "https://10.0.0.2:2379"), JoinServiceConfig.from(
+                Map.of(JoinServiceConfig.ETCD_ENDPOINTS, "https://10.0.0.1:2379, https://10.0.0.2:2379")).etcd().endpoints());
+        assertEquals(3, JoinServiceConfig.defaults().controlPlanes());
+        ConfigException tooMany = assertThrows(ConfigException.class,
+                () -> JoinServiceConfig.from(Map.of(JoinServiceConfig.CONTROL_PLANES, "8")));
+        assertTrue(tooMany.getMessage().contains("between 1 and 7, got 8"), tooMany.getMessage());
+        assertThrows(ConfigException.class, () -> JoinServiceConfig.from(Map.of(JoinServiceConfig.CONTROL_PLANES, "three")));
+    }
+
+    @Test
     void everyRenderedNameIsOneTheRecordReads() {
         JoinServiceConfig c = JoinServiceConfig.defaults().toBuilder().ports(ServerPorts.of(1, 2)).build();
         java.util.Set<String> names = new java.util.HashSet<>(JoinServiceConfig.KEYS);
