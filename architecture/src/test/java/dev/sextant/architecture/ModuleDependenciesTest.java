@@ -45,6 +45,7 @@ class ModuleDependenciesTest {
             grpcsupport                                    -> atls attestation
             keys                                           -> attestation
             serviceconfig                                  ->
+            etcd                                           ->
 
             kms                                            -> grpcsupport keys proto atls attestation
             joinapi                                        -> grpcsupport keys proto atls attestation tpm ecdsanative
