@@ -47,6 +47,7 @@ class ModuleDependenciesTest {
             serviceconfig                                  ->
             diskcrypt                                      ->
             housekeeping                                   -> diskcrypt keys
+            etcd                                           ->
 
             kms                                            -> grpcsupport keys proto atls attestation
             joinapi                                        -> grpcsupport keys proto atls attestation tpm ecdsanative
