@@ -17,12 +17,13 @@ import java.util.stream.Collectors;
  * One etcd member's settings, and the command line they make: the one place that decides how Sextant
  * runs etcd, whether as a child process ({@link EtcdProcess}) or as a systemd unit a node writes.
  * TLS only: both listeners are https, both require a client certificate of the etcd CA, and nothing
- * else listens (no plaintext client URL, no separate metrics URL, no v2 API).
+ * else listens (no plaintext client URL, no separate metrics URL, no v2 API). A member binds its listen
+ * URLs (IP addresses) and advertises its client and peer URLs, which may name it instead.
  *
  * @param name           the member's name, unique in the cluster
  * @param dataDir        where etcd keeps its write-ahead log and database
- * @param clientUrl      {@code https://IP:PORT} it listens on and advertises to clients
- * @param peerUrl        {@code https://IP:PORT} it listens on and advertises to other members
+ * @param clientUrl      {@code https://HOST:PORT} it advertises to clients
+ * @param peerUrl        {@code https://HOST:PORT} it advertises to other members (its name in the cluster's membership)
  * @param initialCluster every member's name and peer URL, this one's included (read only on the first
  *                       start: a data dir that exists already knows its cluster)
  * @param state          {@code NEW} for the first member of a new cluster, {@code EXISTING} for one added
@@ -30,9 +31,13 @@ import java.util.stream.Collectors;
  * @param clusterToken   keeps two clusters set up side by side from taking each other's members
  * @param clientTls      the CA clients must be certified by, and the member's certificate and key there
  * @param peerTls        the same for the peer port (the member certificate serves as server and client)
+ * @param listenClientUrl {@code https://IP:PORT} it binds for clients (etcd binds IP addresses only, and refuses a
+ *                       host name here): the client URL itself in the shorter constructor and the factories
+ * @param listenPeerUrl  {@code https://IP:PORT} it binds for other members: the peer URL itself there
  */
 public record EtcdMemberConfig(String name, Path dataDir, String clientUrl, String peerUrl, Map<String, String> initialCluster,
-                               ClusterState state, String clusterToken, EtcdTlsFiles clientTls, EtcdTlsFiles peerTls) {
+                               ClusterState state, String clusterToken, EtcdTlsFiles clientTls, EtcdTlsFiles peerTls,
+                               String listenClientUrl, String listenPeerUrl) {
     public enum ClusterState { NEW, EXISTING }
 
     public EtcdMemberConfig {
@@ -40,6 +45,8 @@ public record EtcdMemberConfig(String name, Path dataDir, String clientUrl, Stri
         Objects.requireNonNull(dataDir, "dataDir");
         requireHttps("client URL", clientUrl);
         requireHttps("peer URL", peerUrl);
+        requireBindable("listen client URL", listenClientUrl);
+        requireBindable("listen peer URL", listenPeerUrl);
         SortedMap<String, String> sorted = new TreeMap<>(initialCluster);
         sorted.forEach((member, url) -> {
             requireName(member);
@@ -53,6 +60,12 @@ public record EtcdMemberConfig(String name, Path dataDir, String clientUrl, Stri
         requireName(clusterToken);
         Objects.requireNonNull(clientTls, "clientTls");
         Objects.requireNonNull(peerTls, "peerTls");
+    }
+
+    /** A member that listens where it is reached: each URL both bound and advertised (IP addresses then). */
+    public EtcdMemberConfig(String name, Path dataDir, String clientUrl, String peerUrl, Map<String, String> initialCluster,
+                            ClusterState state, String clusterToken, EtcdTlsFiles clientTls, EtcdTlsFiles peerTls) {
+        this(name, dataDir, clientUrl, peerUrl, initialCluster, state, clusterToken, clientTls, peerTls, clientUrl, peerUrl);
     }
 
     /** The first member of a new cluster: it alone in the initial cluster. */
@@ -77,9 +90,9 @@ public record EtcdMemberConfig(String name, Path dataDir, String clientUrl, Stri
         List<String> args = new ArrayList<>();
         args.add("--name=" + name);
         args.add("--data-dir=" + dataDir);
-        args.add("--listen-client-urls=" + clientUrl);
+        args.add("--listen-client-urls=" + listenClientUrl);
         args.add("--advertise-client-urls=" + clientUrl);
-        args.add("--listen-peer-urls=" + peerUrl);
+        args.add("--listen-peer-urls=" + listenPeerUrl);
         args.add("--initial-advertise-peer-urls=" + peerUrl);
         args.add("--initial-cluster=" + initialCluster.entrySet().stream()
                 .map(e -> e.getKey() + "=" + e.getValue()).collect(Collectors.joining(",")));
@@ -112,6 +125,17 @@ public record EtcdMemberConfig(String name, Path dataDir, String clientUrl, Stri
         }
     }
 
+    /** etcd 3.4 refuses to start on a listen URL whose host is neither an IP address nor "localhost" (checkBindURLs). */
+    private static void requireBindable(String what, String url) {
+        requireHttps(what, url);
+        String host = URI.create(url).getHost();
+        boolean ipLiteral = host.matches("(\\d{1,3}\\.){3}\\d{1,3}") || host.startsWith("[");
+        if (!ipLiteral && !host.equals("localhost")) {
+            throw new IllegalArgumentException("the etcd " + what + " must be https://IP:PORT: etcd binds IP addresses only, got " + url
+                    + " (a member that advertises a name is given the addresses to bind apart)");
+        }
+    }
+
     private static void requireHttps(String what, String url) {
         URI uri;
         try {
@@ -121,7 +145,7 @@ public record EtcdMemberConfig(String name, Path dataDir, String clientUrl, Stri
         }
         if (!"https".equals(uri.getScheme()) || uri.getHost() == null || uri.getPort() < 1
                 || !(uri.getRawPath() == null || uri.getRawPath().isEmpty()) || uri.getRawQuery() != null) {
-            throw new IllegalArgumentException("the etcd " + what + " must be https://IP:PORT (TLS only), got " + url);
+            throw new IllegalArgumentException("the etcd " + what + " must be https://HOST:PORT (TLS only), got " + url);
         }
     }
 }

@@ -77,4 +77,18 @@ class EtcdMemberConfigTest {
         assertThrows(IllegalArgumentException.class, () -> EtcdMemberConfig.first("cp-1,cp-2=https://evil:1", Path.of("/d"),
                 "https://10.0.0.2:2379", "https://10.0.0.2:2380", "t", CLIENT));
     }
+
+    @Test
+    @DisplayName("a member may advertise names and bind addresses; a host name to bind is refused, as etcd itself refuses it")
+    void advertisedNamesBoundAddresses() {
+        String peer = "https://etcd-cp-0.internal.c:2380";
+        List<String> args = new EtcdMemberConfig("cp-0", Path.of("/d"), "https://etcd-cp-0.internal.c:2379", peer, Map.of("cp-0", peer),
+                EtcdMemberConfig.ClusterState.NEW, "c0ffee", CLIENT, CLIENT, "https://0.0.0.0:2379", "https://0.0.0.0:2380").arguments();
+        assertTrue(args.containsAll(List.of("--listen-client-urls=https://0.0.0.0:2379", "--advertise-client-urls=https://etcd-cp-0.internal.c:2379",
+                "--listen-peer-urls=https://0.0.0.0:2380", "--initial-advertise-peer-urls=" + peer,
+                "--initial-cluster=cp-0=" + peer)), args.toString());
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> EtcdMemberConfig.first("cp-0", Path.of("/d"), "https://10.0.0.1:2379", peer, "c0ffee", CLIENT));
+        assertTrue(e.getMessage().contains("binds IP addresses only"), e.getMessage());
+    }
 }
