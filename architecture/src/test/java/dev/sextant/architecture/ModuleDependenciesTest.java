@@ -52,7 +52,7 @@ class ModuleDependenciesTest {
             kms                                            -> grpcsupport keys proto atls attestation
             joinapi                                        -> grpcsupport keys proto atls attestation tpm ecdsanative
             clusterservices                                -> attestation proto keys grpcsupport atls
-            nodeboot                                       -> grpcsupport keys proto atls attestation tpm clusterservices housekeeping diskcrypt
+            nodeboot                                       -> grpcsupport keys proto atls attestation tpm clusterservices housekeeping diskcrypt etcd
 
             tpmmanufacturer                                -> tpm attestation
             imagebuilder                                      -> measuredboot attestation

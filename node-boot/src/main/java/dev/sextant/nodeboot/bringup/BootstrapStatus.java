@@ -18,7 +18,9 @@ import org.slf4j.LoggerFactory;
  * The end of bootstrapping as one machine-readable line on standard output (the node's unit sends
  * it to the serial console, where `sextant mini` and the boot tests read it):
  * {@code SEXTANT-STATUS bootstrapped role=<control-plane|worker> disk=<encrypted:UUID|none> kubernetes=<started|not-installed|failed>
- * via=<init|join|rejoin|recovery> since=<ISO-8601 UTC time the state disk was first initialized, read back from that disk>}
+ * via=<init|join|rejoin|recovery> since=<ISO-8601 UTC time the state disk was first initialized, read back from that disk>
+ * etcd=<member|learner|none>} (what this node is in the cluster's etcd: a control plane whose member answered,
+ * or none; appended last, so readers of the earlier fields are unchanged)
  * (a fatal error prints {@code SEXTANT-STATUS failed reason=<text>} from the failure handler).
  * After "bootstrapped" the process exits (see {@link LifecycleSettings}).
  */
@@ -61,7 +63,7 @@ public final class BootstrapStatus {
         }
         out.println("SEXTANT-STATUS bootstrapped role=" + outcome.role().label() + " disk=" + diskState()
                 + " kubernetes=" + kubernetesState(outcome.kubernetes()) + " via=" + outcome.via().label()
-                + " since=" + outcome.since());
+                + " since=" + outcome.since() + " etcd=" + outcome.etcd().label());
         out.flush();
         if (settings.exitAfterBootstrap()) {
             LOG.info("Bootstrapped; exiting in {} ms (systemd restarts the bootstrapper in verify-only mode)",

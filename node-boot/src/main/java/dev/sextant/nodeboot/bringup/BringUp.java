@@ -4,6 +4,8 @@ import dev.sextant.keys.KeyDerivation;
 import dev.sextant.housekeeping.volumes.DataVolumeMounter;
 import dev.sextant.housekeeping.volumes.DataVolumes;
 import dev.sextant.housekeeping.discovery.DiscoveryResume;
+import dev.sextant.nodeboot.deploy.DeployedServices;
+import dev.sextant.nodeboot.deploy.EtcdStanding;
 import dev.sextant.nodeboot.failure.FailureHandler;
 import dev.sextant.nodeboot.kubernetes.DriverResult;
 import dev.sextant.nodeboot.kubernetes.KubernetesDriver;
@@ -105,13 +107,15 @@ public final class BringUp {
             throw new StepFailed(failed.message());
         }
         byte[] kubeconfig = started instanceof DriverResult.Started s ? s.kubeconfig() : new byte[0];
-        services.run(m, started, kubeconfig, firstDisk, volumeKeys).ifPresent(done -> progress.accept("cluster-services", done));
+        Optional<DeployedServices> deployed = services.run(m, started, kubeconfig, firstDisk, volumeKeys);
+        deployed.ifPresent(done -> progress.accept("cluster-services", done.summary()));
         // A membership without a group key (a development node without a state disk) leaves discovery off.
         if (m.discoveryKey().length == GROUP_KEY_BYTES) {
             discovery.start(m.discoveryKey(), m.nodeName(), m.controlPlane(), m.member());
         }
         LOG.info("Bring-up via {} done: {} since {}", m.via().label(), m.role(), state.since());
-        return new BringUpOutcome.Bootstrapped(m.role(), started, m.via(), state.since(), kubeconfig);
+        return new BringUpOutcome.Bootstrapped(m.role(), started, m.via(), state.since(), kubeconfig,
+                deployed.map(DeployedServices::etcd).orElse(EtcdStanding.NONE));
     }
 
     private Optional<String> mountDataVolume(Membership m, Map<String, String> remembered) throws InterruptedException {

@@ -2,6 +2,7 @@ package dev.sextant.nodeboot.bringup;
 
 import dev.sextant.clusterservices.InitNodeBinding;
 import dev.sextant.nodeboot.deploy.ClusterServicesException;
+import dev.sextant.nodeboot.deploy.DeployedServices;
 import dev.sextant.nodeboot.deploy.KubernetesServices;
 import dev.sextant.nodeboot.deploy.NodeLocalServices;
 import dev.sextant.nodeboot.deploy.ServicesInput;
@@ -18,10 +19,10 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * What a bring-up does with the cluster's own services (KMS, join service): deploy them at init, as
- * Kubernetes workloads when Kubernetes started and as units of this node otherwise, with the init
- * node's bindings claimed before the join service serves anyone; start the node's units again after
- * a reboot; or nothing.
+ * What a bring-up does with the cluster's own services (KMS, join service, and without Kubernetes the
+ * cluster's etcd member): deploy them at init, as Kubernetes workloads when Kubernetes started and as
+ * units of this node otherwise, with the init node's bindings claimed before the join service serves
+ * anyone; start the node's units again after a reboot; or nothing.
  */
 @Singleton
 public final class ServicesStep {
@@ -38,12 +39,12 @@ public final class ServicesStep {
     }
 
     /**
-     * What was done, for the progress line; empty when the membership asks for nothing.
+     * What was done, for the progress line and the status line; empty when the membership asks for nothing.
      *
      * @param diskUuid   this boot's first-membership state disk; empty otherwise, and on a node without one
      * @param volumeKeys the data volumes this node holds keys for
      */
-    Optional<String> run(Membership m, DriverResult started, byte[] kubeconfig, Optional<String> diskUuid,
+    Optional<DeployedServices> run(Membership m, DriverResult started, byte[] kubeconfig, Optional<String> diskUuid,
                          Map<String, String> volumeKeys) throws StepFailed, InterruptedException {
         try {
             if (m.services() instanceof ServicesPlan.Deploy deploy) {

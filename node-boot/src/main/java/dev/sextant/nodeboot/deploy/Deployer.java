@@ -7,6 +7,6 @@ package dev.sextant.nodeboot.deploy;
  * attested workers).
  */
 public interface Deployer {
-    /** Deploys them; returns one line for the operator's progress view. */
-    String deploy(ServicesInput input) throws ClusterServicesException, InterruptedException;
+    /** Deploys them; returns one line for the operator's progress view and what this node is in etcd. */
+    DeployedServices deploy(ServicesInput input) throws ClusterServicesException, InterruptedException;
 }

@@ -26,7 +26,7 @@ public final class KubernetesServices implements Deployer {
     }
 
     @Override
-    public String deploy(ServicesInput input) throws ClusterServicesException {
+    public DeployedServices deploy(ServicesInput input) throws ClusterServicesException {
         ServicesConfig config;
         try {
             config = new ServicesConfig(settings.joinImage(), settings.kmsImage(), input.joinMeasurements().getJson().toByteArray(),
@@ -40,9 +40,11 @@ public final class KubernetesServices implements Deployer {
             ApiClient client = ClientBuilder.kubeconfig(KubeConfig.loadKubeConfig(
                     new StringReader(new String(input.kubeconfig(), StandardCharsets.UTF_8)))).build();
             ClusterServicesApplier.ApplyResult result = ClusterServicesApplier.apply(client, ClusterServices.render(config));
-            return "KMS and join service applied through the Kubernetes API (" + result.count(ClusterServicesApplier.Action.CREATED)
-                    + " objects created, " + result.count(ClusterServicesApplier.Action.UPDATED) + " updated); join service on NodePort "
-                    + settings.joinNodePort();
+            // The cluster's etcd is not run here: Kubernetes mode keeps the services' state as before.
+            return new DeployedServices("KMS and join service applied through the Kubernetes API ("
+                    + result.count(ClusterServicesApplier.Action.CREATED) + " objects created, "
+                    + result.count(ClusterServicesApplier.Action.UPDATED) + " updated); join service on NodePort "
+                    + settings.joinNodePort(), EtcdStanding.NONE);
         } catch (ApiException e) {
             throw new ClusterServicesException("applying the cluster services: API server answered " + e.getCode() + " "
                     + e.getResponseBody(), e);

@@ -8,12 +8,17 @@ import java.time.Duration;
 /**
  * The cluster services as services of the node (no Kubernetes).
  *
- * @param dir          where their configuration, secrets, bindings and cluster CA are written: on the
- *                     encrypted state disk (mounted at /var/lib/rancher), so a rebooted node keeps them
- * @param kmsPort      the KMS's gRPC port on this node
- * @param joinPort     the join service's gRPC port on this node
- * @param joinTpm      the TPM the join service attests itself with ("" = it does not attest itself)
- * @param readyTimeout how long init waits for both ports to accept connections (JVMs under TCG are slow)
+ * @param dir            where their configuration, secrets, bindings and cluster CA are written, and etcd's
+ *                       data: on the encrypted state disk (mounted at /var/lib/rancher), so a rebooted node keeps them
+ * @param kmsPort        the KMS's gRPC port on this node
+ * @param joinPort       the join service's gRPC port on this node
+ * @param joinTpm        the TPM the join service attests itself with ("" = it does not attest itself)
+ * @param readyTimeout   how long init waits for etcd to answer and for both ports to accept connections (JVMs under TCG are slow)
+ * @param etcdClientPort etcd's client port (TLS, client certificates of the etcd CA only)
+ * @param etcdPeerPort   etcd's peer port (the same)
+ * @param clusterName    the cluster's name in {@code internal.<cluster>}, where the etcd member's name
+ *                       {@code etcd-<node>.internal.<cluster>} lives (as endpoint discovery's records do)
+ * @param hostsFile      the hosts file that maps that name to this node
  */
 @ConfigurationProperties("sextant.services")
 public record NodeLocalSettings(
@@ -21,5 +26,9 @@ public record NodeLocalSettings(
         @Bindable(defaultValue = "9000") int kmsPort,
         @Bindable(defaultValue = "9090") int joinPort,
         @Bindable(defaultValue = "") String joinTpm,
-        @Bindable(defaultValue = "5m") Duration readyTimeout) {
+        @Bindable(defaultValue = "5m") Duration readyTimeout,
+        @Bindable(defaultValue = "2379") int etcdClientPort,
+        @Bindable(defaultValue = "2380") int etcdPeerPort,
+        @Bindable(defaultValue = "sextant") String clusterName,
+        @Bindable(defaultValue = "/etc/hosts") Path hostsFile) {
 }

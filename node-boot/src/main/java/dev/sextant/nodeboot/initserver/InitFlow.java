@@ -10,6 +10,7 @@ import dev.sextant.diskcrypt.StateDisk;
 import dev.sextant.nodeboot.kubernetes.ClusterSettings;
 import dev.sextant.proto.v1.InitRequest;
 import dev.sextant.proto.v1.InitSuccess;
+import dev.sextant.serviceconfig.JoinServiceConfig;
 import jakarta.inject.Singleton;
 
 import java.util.function.BiConsumer;
@@ -43,8 +44,9 @@ public final class InitFlow {
         byte[] measurementSalt = request.getMeasurementSalt().toByteArray();
         byte[] clusterId = ClusterKeys.clusterId(keys.measurementSecret(), measurementSalt);
         String apiHost = request.getApiServerCertSansCount() > 0 ? request.getApiServerCertSans(0) : node.name();
+        int controlPlanes = request.getControlPlanes() == 0 ? JoinServiceConfig.defaults().controlPlanes() : request.getControlPlanes();
         ServicesInput services = new ServicesInput(master.secret(), master.salt(), measurementSalt,
-                request.getJoinMeasurements(), request.getEkCaPem(), apiHost + ":6443", new byte[0], null);
+                request.getJoinMeasurements(), request.getEkCaPem(), apiHost + ":6443", new byte[0], null, node.name(), controlPlanes);
         // The init node holds the master secret, so it derives its disk key exactly as the KMS would.
         String uuid;
         try {

@@ -16,6 +16,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import dev.sextant.nodeboot.deploy.EtcdStanding;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -46,11 +47,11 @@ class BootstrapStatusTest {
     void oneLineThenExit() throws Exception {
         BootstrapStatus status = status(true);
         var rejoined = new BringUpOutcome.Bootstrapped(BootstrapStatus.Role.WORKER, new DriverResult.NotInstalled("no k3s"),
-                Via.REJOIN, "2026-11-24T03:00:00Z", new byte[0]);
+                Via.REJOIN, "2026-11-24T03:00:00Z", new byte[0], EtcdStanding.NONE);
         status.bootstrapped(rejoined);
         status.bootstrapped(rejoined);
         assertEquals("SEXTANT-STATUS bootstrapped role=worker disk=none kubernetes=not-installed via=rejoin"
-                        + " since=2026-11-24T03:00:00Z\n",
+                        + " since=2026-11-24T03:00:00Z etcd=none\n",
                 console.toString(StandardCharsets.UTF_8));
         assertEquals(List.of(Duration.ofSeconds(2)), exits);
     }
@@ -59,9 +60,9 @@ class BootstrapStatusTest {
     @DisplayName("keeps the process when exiting is switched off")
     void noExitWhenDisabled() throws Exception {
         status(false).bootstrapped(new BringUpOutcome.Bootstrapped(BootstrapStatus.Role.CONTROL_PLANE,
-                new DriverResult.Started(new byte[0]), Via.INIT, "2026-11-24T03:00:00Z", new byte[0]));
+                new DriverResult.Started(new byte[0]), Via.INIT, "2026-11-24T03:00:00Z", new byte[0], EtcdStanding.MEMBER));
         assertEquals("SEXTANT-STATUS bootstrapped role=control-plane disk=none kubernetes=started via=init"
-                        + " since=2026-11-24T03:00:00Z\n",
+                        + " since=2026-11-24T03:00:00Z etcd=member\n",
                 console.toString(StandardCharsets.UTF_8));
         assertEquals(List.of(), exits);
     }

@@ -1,5 +1,7 @@
 package dev.sextant.nodeboot.bringup;
 
+import dev.sextant.etcd.client.EndpointStatus;
+import dev.sextant.nodeboot.deploy.EtcdProbe;
 import dev.sextant.nodeboot.deploy.KubernetesServices;
 import dev.sextant.nodeboot.deploy.KubernetesServicesSettings;
 import dev.sextant.nodeboot.deploy.NodeLocalServices;
@@ -30,7 +32,7 @@ import java.util.List;
 /**
  * One boot of a node for tests: the real pipeline over a {@link FakeLuks} state disk (which
  * survives {@link #reboot()}), the node state in a directory standing for the state mount,
- * node-local services whose "units" are a listening socket, and the given PCR marker and
+ * node-local services whose "units" are a listening socket (etcd's a probe that answers at once), and the given PCR marker and
  * Kubernetes driver. A new TestNode over the same directory and disk is the next boot.
  */
 public final class TestNode implements AutoCloseable {
@@ -72,8 +74,11 @@ public final class TestNode implements AutoCloseable {
             systemctl.add(argv);
             return new CommandRunner.Result(0, "", "");
         };
+        // etcd's "unit" answers at once, as a leader of its own (the deployer's real etcd runs in ControlPlaneEtcdTest).
+        EtcdProbe etcd = (endpoint, tls, timeout) -> new EndpointStatus(endpoint, 1, 1, 2, 4, 4, false, "3.4.23", List.of());
         var nodeLocal = new NodeLocalServices(new NodeLocalSettings(dir.resolve("state/sextant/services"),
-                services.getLocalPort(), services.getLocalPort(), "", Duration.ofSeconds(5)), units);
+                services.getLocalPort(), services.getLocalPort(), "", Duration.ofSeconds(5), 2379, 2380, "sextant",
+                dir.resolve("hosts")), units, etcd);
         var dataVolumes = new DataVolumes(new DataVolumeSettings(false, "", "cp", "", dir, dir, dir, "x", dir,
                 Duration.ofMinutes(1), 8192, 4), (argv, stdin) -> { throw new AssertionError("no data volume"); });
         var clusterServices = new ServicesStep(nodeLocal, new KubernetesServices(new KubernetesServicesSettings(

@@ -35,7 +35,7 @@ class KubernetesServicesTest {
         return new ServicesInput(new byte[32], new byte[32], new byte[32], measurements,
                 "-----BEGIN CERTIFICATE-----\n(ek ca)\n-----END CERTIFICATE-----\n", "10.0.0.1:6443",
                 Files.readAllBytes(api.kubeconfig(dir)), new dev.sextant.clusterservices.InitNodeBinding("000b" + "ab".repeat(32),
-                "control-plane-0", java.util.List.of("c3833f4f-fab2-41c3-aae8-d8d0f1dc9ee4")));
+                "control-plane-0", java.util.List.of("c3833f4f-fab2-41c3-aae8-d8d0f1dc9ee4")), "control-plane-0", 3);
     }
 
     @Test
@@ -43,7 +43,9 @@ class KubernetesServicesTest {
     void appliedAsDaemonSets() throws Exception {
         SignedMeasurements signed = SignedMeasurements.newBuilder().setJson(ByteString.copyFromUtf8("{}"))
                 .setSignature(ByteString.copyFromUtf8("c2lnbmF0dXJl\n")).setPublicKeyPem("-----BEGIN PUBLIC KEY-----\n").build();
-        String line = services.deploy(input(signed));
+        DeployedServices deployed = services.deploy(input(signed));
+        String line = deployed.summary();
+        assertEquals(EtcdStanding.NONE, deployed.etcd(), "Kubernetes mode runs no etcd member of the node's own");
         assertTrue(line.contains("applied through the Kubernetes API") && line.contains("NodePort 30090"), line);
         List<V1DaemonSet> daemonSets = new AppsV1Api(api.client()).listNamespacedDaemonSet("kube-system").execute().getItems();
         assertEquals(List.of("sextant/join-service@sha256:" + "a".repeat(64), "sextant/kms@sha256:" + "b".repeat(64)), daemonSets.stream()

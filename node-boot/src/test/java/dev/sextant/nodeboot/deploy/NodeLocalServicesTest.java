@@ -1,5 +1,7 @@
 package dev.sextant.nodeboot.deploy;
 
+import static dev.sextant.nodeboot.deploy.DeployInputs.MEASUREMENTS;
+import static dev.sextant.nodeboot.deploy.DeployInputs.input;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -8,6 +10,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.google.protobuf.ByteString;
 import dev.sextant.attestation.policy.MeasurementsFile;
 import dev.sextant.diskcrypt.CommandRunner;
+import dev.sextant.etcd.client.EndpointStatus;
+import dev.sextant.etcd.pki.EtcdTlsFiles;
 import dev.sextant.proto.v1.SignedMeasurements;
 import dev.sextant.serviceconfig.JoinServiceConfig;
 import dev.sextant.serviceconfig.KmsConfig;
@@ -16,18 +20,15 @@ import java.io.Reader;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
-import java.time.Duration;
-import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
-import java.security.KeyPair;
-import java.security.KeyPairGenerator;
+import java.security.SecureRandom;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.Properties;
-import org.bouncycastle.openssl.jcajce.JcaPEMWriter;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
@@ -35,23 +36,36 @@ import org.junit.jupiter.api.io.TempDir;
 
 @DisplayName("Cluster services on a control plane without Kubernetes")
 class NodeLocalServicesTest {
-    // Every PCR a measurements file must cover (4, 9, 11, 12, 13, 15), all zero.
-    private static final String MEASUREMENTS = "{\"variant\":\"qemu-vtpm\",\"measurements\":{"
-            + java.util.stream.Stream.of(4, 9, 11, 12, 13, 15).map(pcr -> "\"" + pcr + "\":{\"expected\":\"" + "00".repeat(32)
-                    + "\",\"warnOnly\":false}").collect(java.util.stream.Collectors.joining(",")) + "}}";
+    private static final List<String> START_ETCD = List.of("systemctl", "start", "sextant-etcd.service");
+    private static final List<String> START_BOTH = List.of("systemctl", "start", "sextant-kms.service", "sextant-join.service");
 
     @TempDir
     Path dir;
 
+    private final byte[] secret = random();
+    private final byte[] salt = random();
     private final List<List<String>> commands = new ArrayList<>();
     private final CommandRunner systemctl = (argv, stdin) -> {
         commands.add(argv);
         return new CommandRunner.Result(0, "", "");
     };
+    /** What the probe was asked with; it answers as a leader of its own unless a test says otherwise. */
+    private final List<EtcdTlsFiles> probed = new ArrayList<>();
+    private boolean learner;
+    private final EtcdProbe etcd = (endpoint, tls, timeout) -> {
+        probed.add(tls);
+        return new EndpointStatus(endpoint, 7, learner ? 1 : 7, 2, 4, 4, learner, "3.4.23", List.of());
+    };
 
     /** Stand-ins for the two services' ports: listening as soon as "systemctl start" returned. */
     private final ServerSocket kms = listen();
     private final ServerSocket join = listen();
+
+    private static byte[] random() {
+        byte[] b = new byte[32];
+        new SecureRandom().nextBytes(b);
+        return b;
+    }
 
     private static ServerSocket listen() {
         try {
@@ -67,29 +81,21 @@ class NodeLocalServicesTest {
         join.close();
     }
 
-    private NodeLocalServices services(CommandRunner runner, int joinPort, Duration readyTimeout) {
-        return new NodeLocalServices(new NodeLocalSettings(dir.resolve("services"), kms.getLocalPort(), joinPort,
-                "device:/dev/tpmrm0", readyTimeout), runner);
+    private NodeLocalSettings settings(int joinPort, Duration readyTimeout) {
+        return new NodeLocalSettings(dir.resolve("services"), kms.getLocalPort(), joinPort, "device:/dev/tpmrm0", readyTimeout,
+                2379, 2380, "sextant", dir.resolve("hosts"));
+    }
+
+    private NodeLocalServices services(CommandRunner runner, int joinPort, Duration readyTimeout, EtcdProbe probe) {
+        return new NodeLocalServices(settings(joinPort, readyTimeout), runner, probe);
     }
 
     private NodeLocalServices services() {
-        return services(systemctl, join.getLocalPort(), Duration.ofSeconds(10));
+        return services(systemctl, join.getLocalPort(), Duration.ofSeconds(10), etcd);
     }
 
-    private SignedMeasurements signed(String json) throws Exception {
-        KeyPair key = KeyPairGenerator.getInstance("Ed25519").generateKeyPair();
-        Path file = Files.writeString(dir.resolve("m.json"), json);
-        MeasurementsFile.sign(file, pem(key.getPrivate()));
-        return SignedMeasurements.newBuilder().setJson(ByteString.copyFromUtf8(json))
-                .setSignature(ByteString.copyFrom(Files.readAllBytes(MeasurementsFile.signatureFile(file))))
-                .setPublicKeyPem(pem(key.getPublic())).build();
-    }
-
-    private static ServicesInput input(SignedMeasurements measurements) {
-        return new ServicesInput(new byte[32], new byte[32], new byte[32], measurements,
-                "-----BEGIN CERTIFICATE-----\n(ek ca)\n-----END CERTIFICATE-----\n", "control-plane-0:6443", new byte[0],
-                new dev.sextant.clusterservices.InitNodeBinding("000b" + "ab".repeat(32), "control-plane-0",
-                        java.util.List.of("c3833f4f-fab2-41c3-aae8-d8d0f1dc9ee4", "5b1f0c1e-0000-4000-8000-000000000001")));
+    private ServicesInput signedInput() throws Exception {
+        return input(DeployInputs.signed(dir, MEASUREMENTS), secret, salt);
     }
 
     private Properties properties(String name) throws Exception {
@@ -100,21 +106,15 @@ class NodeLocalServicesTest {
         return p;
     }
 
-    private static String pem(Object o) throws Exception {
-        StringWriter s = new StringWriter();
-        try (JcaPEMWriter w = new JcaPEMWriter(s)) {
-            w.writeObject(o);
-        }
-        return s.toString();
-    }
-
     @Test
-    @DisplayName("start the KMS and the join service units, configured to find each other, the measurements, a fresh cluster CA and the init node's bindings")
-    void startsBoth() throws Exception {
-        String line = services().deploy(input(signed(MEASUREMENTS)));
+    @DisplayName("start etcd, wait until it answers the join service's certificate, then the KMS and the join service, configured to find each other, etcd, the measurements, a fresh cluster CA and the init node's bindings")
+    void startsAll() throws Exception {
+        DeployedServices deployed = services().deploy(signedInput());
 
-        assertEquals(List.of(List.of("systemctl", "start", "sextant-kms.service", "sextant-join.service")), commands);
-        assertTrue(line.contains("KMS and join service running"), line);
+        assertEquals(List.of(START_ETCD, START_BOTH), commands, "etcd first: the join service's store must serve before it starts");
+        assertEquals(EtcdStanding.MEMBER, deployed.etcd());
+        assertTrue(deployed.summary().contains("etcd member at 127.0.0.1:2379") && deployed.summary().contains("KMS and join service running"),
+                deployed.summary());
         // Read back the way the services bind them: through the typed records.
         KmsConfig kms = KmsConfig.from(properties("kms.properties"));
         JoinServiceConfig join = JoinServiceConfig.from(properties("join.properties"));
@@ -124,40 +124,99 @@ class NodeLocalServicesTest {
         assertFalse(join.kubernetes().enabled());
         assertEquals(Optional.of("device:/dev/tpmrm0"), join.atls().serverTpm());
         assertEquals("control-plane-0:6443", join.apiServerEndpoint());
+        assertEquals(List.of("https://127.0.0.1:2379"), join.etcd().endpoints(), "this node's member, on loopback");
+        assertEquals(List.of(new EtcdTlsFiles(join.etcd().caFile(), join.etcd().certFile(), join.etcd().keyFile())), probed,
+                "the probe proved the join service's own client certificate");
+        assertEquals(5, join.controlPlanes(), "the init request's control_planes");
         JoinServiceConfig.InitNode init = join.initNode().orElseThrow();
-        assertEquals("000b" + "ab".repeat(32), init.akNameHex(), "the init node's AK, bound before the service serves");
+        assertEquals(DeployInputs.AK, init.akNameHex(), "the init node's AK, bound before the service serves");
         assertEquals("control-plane-0", init.nodeName());
-        assertEquals(List.of("c3833f4f-fab2-41c3-aae8-d8d0f1dc9ee4", "5b1f0c1e-0000-4000-8000-000000000001"),
-                init.diskUuids(), "the state disk first, then the data volume");
+        assertEquals(DeployInputs.DISKS, init.diskUuids(), "the state disk first, then the data volume");
         Path measurements = join.measurements().file();
         MeasurementsFile.verify(measurements, Files.readString(join.measurements().publicKeyFile()));
         assertTrue(Files.readString(join.ca().certFile()).startsWith("-----BEGIN CERTIFICATE-----"));
         assertTrue(Files.readString(join.ca().keyFile()).startsWith("-----BEGIN PRIVATE KEY-----"));
-        for (Path secret : List.of(kms.masterSecretFile(), kms.saltFile(), join.ca().keyFile(), join.measurementSaltFile())) {
-            assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(secret)), secret.toString());
+        for (Path secretFile : List.of(kms.masterSecretFile(), kms.saltFile(), join.ca().keyFile(), join.measurementSaltFile(),
+                join.etcd().keyFile())) {
+            assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(secretFile)), secretFile.toString());
         }
+        assertTrue(Files.readString(dir.resolve("hosts")).contains("\tetcd-control-plane-0.internal.sextant\t"),
+                "the member's name resolves on the node before etcd starts");
     }
 
     @Test
-    @DisplayName("after a reboot start the same units again from the files init left on the state disk, or say that none are there")
+    @DisplayName("after a reboot issue etcd's certificates again, start etcd on its data, then the same units from the files init left on the state disk, or say that none are there")
     void restartAfterReboot() throws Exception {
         ClusterServicesException none = assertThrows(ClusterServicesException.class, () -> services().restart());
         assertTrue(none.getMessage().contains("no service configuration"), none.getMessage());
-        services().deploy(input(signed(MEASUREMENTS)));
-        String kmsBefore = Files.readString(dir.resolve("services/kms.properties"));
+        services().deploy(signedInput());
+        Path services = dir.resolve("services");
+        String kmsBefore = Files.readString(services.resolve("kms.properties"));
+        String argsBefore = Files.readString(services.resolve("etcd.env"));
+        String memberBefore = Files.readString(services.resolve("etcd/pki/member/control-plane-0.crt"));
+        String clientBefore = Files.readString(services.resolve("etcd/pki/join-service/join-service.crt"));
+        Path written = Files.writeString(services.resolve("etcd/data/member-wal"), "etcd's own");
+        Files.delete(dir.resolve("hosts")); // /run is empty after a reboot
         commands.clear();
-        String line = services().restart();
-        assertEquals(List.of(List.of("systemctl", "start", "sextant-kms.service", "sextant-join.service")), commands);
-        assertTrue(line.contains("started again"), line);
-        assertEquals(kmsBefore, Files.readString(dir.resolve("services/kms.properties")), "nothing is rewritten");
+        probed.clear();
+
+        DeployedServices again = services().restart();
+
+        assertEquals(List.of(START_ETCD, START_BOTH), commands);
+        assertEquals(EtcdStanding.MEMBER, again.etcd());
+        assertTrue(again.summary().contains("started again") && again.summary().contains("issued afresh"), again.summary());
+        assertEquals(kmsBefore, Files.readString(services.resolve("kms.properties")), "the services' files are not rewritten");
+        assertEquals(argsBefore, Files.readString(services.resolve("etcd.env")), "etcd runs with the same command line");
+        assertFalse(memberBefore.equals(Files.readString(services.resolve("etcd/pki/member/control-plane-0.crt"))),
+                "the member certificate is issued again");
+        assertFalse(clientBefore.equals(Files.readString(services.resolve("etcd/pki/join-service/join-service.crt"))),
+                "the join service's certificate is issued again");
+        assertEquals("etcd's own", Files.readString(written), "etcd's data dir is left alone");
+        assertEquals(1, probed.size(), "etcd was waited for");
+        assertTrue(Files.readString(dir.resolve("hosts")).contains("etcd-control-plane-0.internal.sextant"));
     }
 
     @Test
-    @DisplayName("with unsigned measurements start only the KMS and say why the join service is missing")
+    @DisplayName("a rebooted control plane initialized before etcd came to the nodes starts its KMS and join service without etcd: etcd=none")
+    void restartWithoutEtcd() throws Exception {
+        services().deploy(signedInput());
+        Files.delete(dir.resolve("services/etcd/member.properties"));
+        commands.clear();
+        DeployedServices again = services().restart();
+        assertEquals(List.of(START_BOTH), commands);
+        assertEquals(EtcdStanding.NONE, again.etcd());
+    }
+
+    @Test
+    @DisplayName("a member that answers as a learner is reported as one")
+    void learnerReported() throws Exception {
+        learner = true;
+        assertEquals(EtcdStanding.LEARNER, services().deploy(signedInput()).etcd());
+    }
+
+    @Test
+    @DisplayName("fail init when etcd never answers, naming its unit and journal, before the KMS or the join service start")
+    void etcdNeverAnswers() throws Exception {
+        CommandRunner runner = (argv, stdin) -> {
+            commands.add(argv);
+            return new CommandRunner.Result(0, argv.get(1).equals("status") ? "sextant-etcd.service: Main process exited, status=1/FAILURE" : "", "");
+        };
+        EtcdProbe silent = (endpoint, tls, timeout) -> {
+            throw new IOException("UNAVAILABLE: connection refused at " + endpoint);
+        };
+        ClusterServicesException e = assertThrows(ClusterServicesException.class,
+                () -> services(runner, join.getLocalPort(), Duration.ofSeconds(1), silent).deploy(signedInput()));
+        assertTrue(e.getMessage().contains("sextant-etcd.service") && e.getMessage().contains("journalctl -u sextant-etcd.service")
+                && e.getMessage().contains("connection refused") && e.getMessage().contains("status=1/FAILURE"), e.getMessage());
+        assertFalse(commands.stream().anyMatch(c -> c.contains("sextant-kms.service")), commands.toString());
+    }
+
+    @Test
+    @DisplayName("with unsigned measurements start etcd and the KMS only, and say why the join service is missing")
     void unsignedMeasurements() throws Exception {
         SignedMeasurements unsigned = SignedMeasurements.newBuilder().setJson(ByteString.copyFromUtf8(MEASUREMENTS)).build();
-        String line = services().deploy(input(unsigned));
-        assertEquals(List.of(List.of("systemctl", "start", "sextant-kms.service")), commands);
+        String line = services().deploy(input(unsigned, secret, salt)).summary();
+        assertEquals(List.of(START_ETCD, List.of("systemctl", "start", "sextant-kms.service")), commands);
         assertTrue(line.contains("join service NOT started") && line.contains("not signed"), line);
         assertFalse(Files.exists(dir.resolve("services/join.properties")));
     }
@@ -165,9 +224,9 @@ class NodeLocalServicesTest {
     @Test
     @DisplayName("refuse measurements whose signature does not verify, before starting anything")
     void badSignature() throws Exception {
-        SignedMeasurements tampered = signed(MEASUREMENTS).toBuilder()
+        SignedMeasurements tampered = DeployInputs.signed(dir, MEASUREMENTS).toBuilder()
                 .setJson(ByteString.copyFromUtf8(MEASUREMENTS.replace("qemu-vtpm", "other"))).build();
-        ClusterServicesException e = assertThrows(ClusterServicesException.class, () -> services().deploy(input(tampered)));
+        ClusterServicesException e = assertThrows(ClusterServicesException.class, () -> services().deploy(input(tampered, secret, salt)));
         assertTrue(e.getMessage().contains("not a valid signature"), e.getMessage());
         assertEquals(List.of(), commands);
     }
@@ -177,7 +236,7 @@ class NodeLocalServicesTest {
     void unitFails() throws Exception {
         CommandRunner failing = (argv, stdin) -> new CommandRunner.Result(5, "", "Unit sextant-join.service not found.");
         ClusterServicesException e = assertThrows(ClusterServicesException.class,
-                () -> services(failing, join.getLocalPort(), Duration.ofSeconds(1)).deploy(input(signed(MEASUREMENTS))));
+                () -> services(failing, join.getLocalPort(), Duration.ofSeconds(1), etcd).deploy(signedInput()));
         assertTrue(e.getMessage().contains("exit 5") && e.getMessage().contains("not found"), e.getMessage());
     }
 
@@ -191,8 +250,19 @@ class NodeLocalServicesTest {
         CommandRunner runner = (argv, stdin) -> new CommandRunner.Result(0,
                 argv.get(1).equals("status") ? "sextant-join.service: Main process exited, code=exited, status=1/FAILURE" : "", "");
         ClusterServicesException e = assertThrows(ClusterServicesException.class,
-                () -> services(runner, closedPort, Duration.ofMillis(600)).deploy(input(signed(MEASUREMENTS))));
+                () -> services(runner, closedPort, Duration.ofMillis(600), etcd).deploy(signedInput()));
         assertTrue(e.getMessage().contains("nothing listens on port " + closedPort) && e.getMessage().contains("status=1/FAILURE"),
                 e.getMessage());
+    }
+
+    @Test
+    @DisplayName("refuse a node name that cannot name an etcd member, before starting anything")
+    void badNodeName() throws Exception {
+        ServicesInput good = signedInput();
+        ServicesInput bad = new ServicesInput(good.masterSecret(), good.masterSalt(), good.measurementSalt(), good.joinMeasurements(),
+                good.ekCaPem(), good.apiServerEndpoint(), good.kubeconfig(), good.initNode(), "Control_Plane 0", 3);
+        ClusterServicesException e = assertThrows(ClusterServicesException.class, () -> services().deploy(bad));
+        assertTrue(e.getMessage().contains("Control_Plane 0") && e.getMessage().contains("RFC 1123"), e.getMessage());
+        assertEquals(List.of(), commands);
     }
 }

@@ -31,6 +31,7 @@ import dev.sextant.nodeboot.kubernetes.DriverResult;
 import dev.sextant.nodeboot.kubernetes.JoinSettings;
 import dev.sextant.nodeboot.kubernetes.RestartSettings;
 import dev.sextant.nodeboot.bringup.BootstrapStatus;
+import dev.sextant.nodeboot.deploy.EtcdStanding;
 import dev.sextant.nodeboot.nodelock.LockHolder;
 import dev.sextant.proto.v1.InitRequest;
 import dev.sextant.proto.v1.RecoverRequest;
@@ -236,8 +237,9 @@ class UnlockAtBootTest {
             var outcome = (BringUpOutcome.Bootstrapped) node.bringUp.run(membership, (step, detail) -> { });
             assertEquals(Via.RECOVERY, outcome.via());
             assertEquals(since, outcome.since());
-            assertEquals(List.of(List.of("systemctl", "start", "sextant-kms.service")), node.systemctl,
-                    "the KMS starts again from its files on the state disk");
+            assertEquals(List.of(List.of("systemctl", "start", "sextant-etcd.service"), List.of("systemctl", "start", "sextant-kms.service")),
+                    node.systemctl, "etcd, then the KMS, start again from their files on the state disk");
+            assertEquals(EtcdStanding.MEMBER, outcome.etcd(), "the status line says etcd=member");
             assertEquals(LockHolder.RECOVERY, node.lock.holder().orElseThrow());
             var gone = assertThrows(StatusRuntimeException.class,
                     () -> RecoveryServiceGrpc.newBlockingStub(channel).withDeadlineAfter(5, TimeUnit.SECONDS)

@@ -10,8 +10,9 @@ import java.util.regex.Pattern;
 /**
  * The one line a node prints on its serial console when bootstrapping ends:
  * {@code SEXTANT-STATUS bootstrapped role=<control-plane|worker> disk=<encrypted:UUID|none> kubernetes=<...>
- * via=<init|join|rejoin|recovery> since=<ISO-8601 UTC>} or {@code SEXTANT-STATUS failed reason=<text>}.
- * A bootstrapped line without via and since (an older node) is no status line. The console is
+ * via=<init|join|rejoin|recovery> since=<ISO-8601 UTC> etcd=<member|learner|none>} or {@code SEXTANT-STATUS failed reason=<text>}.
+ * A bootstrapped line without via and since (an older node) is no status line; one without etcd (a node
+ * from before etcd came to the nodes) is, its etcd "unknown". The console is
  * written by the guest, so unknown fields are kept as they are and missing ones read as "unknown";
  * nothing here is evidence (the aTLS quote is), it is what the node says about itself.
  */
@@ -79,6 +80,11 @@ public record NodeStatusLine(boolean bootstrapped, Map<String, String> fields, S
     /** When its state disk was first initialized, as the node read it back from that disk. */
     public String since() {
         return fields.getOrDefault("since", "unknown");
+    }
+
+    /** What the node is in the cluster's etcd: member, learner or none. */
+    public String etcd() {
+        return fields.getOrDefault("etcd", "unknown");
     }
 
     public String reason() {

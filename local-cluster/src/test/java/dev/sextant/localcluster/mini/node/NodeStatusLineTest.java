@@ -22,6 +22,18 @@ class NodeStatusLineTest {
         assertEquals("not-installed", status.kubernetes());
         assertEquals("rejoin", status.via());
         assertEquals("2026-11-24T03:14:37Z", status.since());
+        assertEquals("unknown", status.etcd(), "a line from before etcd came to the nodes");
+    }
+
+    @Test
+    @DisplayName("reads what a control plane is in etcd, the field appended after since")
+    void etcdStanding() {
+        NodeStatusLine status = NodeStatusLine.parse("SEXTANT-STATUS bootstrapped role=control-plane"
+                + " disk=encrypted:5f1c0e2a-0000-4000-8000-000000000001 kubernetes=not-installed via=init"
+                + " since=2026-11-24T03:14:37Z etcd=member").orElseThrow();
+        assertEquals("2026-11-24T03:14:37Z", status.since());
+        assertEquals("member", status.etcd());
+        assertEquals("init", status.via());
     }
 
     @Test

@@ -1,0 +1,167 @@
+package dev.sextant.nodeboot.deploy;
+
+import dev.sextant.attestation.digest.Sha256;
+import dev.sextant.etcd.pki.EtcdCa;
+import dev.sextant.etcd.pki.EtcdTlsFiles;
+import dev.sextant.etcd.process.EtcdMemberConfig;
+import dev.sextant.keys.KeyDerivation;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.Inet4Address;
+import java.net.InetAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.security.SecureRandom;
+import java.security.cert.CertificateEncodingException;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.regex.Pattern;
+
+/**
+ * This control plane's member of the cluster's etcd, run by the image's {@code sextant-etcd.service}: the
+ * files that unit reads, all under the services directory on the encrypted state disk. At every start
+ * (init and each reboot) the member's and the join service's certificates are issued afresh by the etcd CA
+ * derived from the master secret kept there (that is their renewal), the member's DNS name is put in the
+ * hosts file, and etcd's command line is written to {@link #environmentFile()} from {@link EtcdMemberConfig},
+ * the one place that decides it. The data dir, {@code etcd/data}, is etcd's own and survives every reboot.
+ */
+public final class ControlPlaneEtcd {
+    public static final String UNIT = "sextant-etcd.service";
+    /**
+     * What sextant-etcd.service expands unquoted ({@code ExecStart=/usr/bin/etcd $SEXTANT_ETCD_ARGS}), which
+     * systemd splits at whitespace into etcd's arguments. Not an {@code ETCD_} name: etcd reads every
+     * {@code ETCD_*} variable as a flag and warns about (and prints) any it does not know.
+     */
+    public static final String ARGS_VARIABLE = "SEXTANT_ETCD_ARGS";
+    /** The join service's client certificate's name. */
+    static final String JOIN_CLIENT = "join-service";
+    /** etcd binds IP addresses only; it serves on every one of the node's and advertises its name. */
+    private static final String ANY_ADDRESS = "0.0.0.0";
+    /**
+     * Words systemd leaves as they are both in an EnvironmentFile and when it splits {@code $VAR} at
+     * whitespace: no quote, backslash, '$', '%' or space can change the command line on its way to etcd.
+     */
+    private static final Pattern PLAIN_WORD = Pattern.compile("[A-Za-z0-9._,:/=@+-]+");
+
+    private final NodeLocalSettings settings;
+
+    ControlPlaneEtcd(NodeLocalSettings settings) {
+        this.settings = settings;
+    }
+
+    /**
+     * The etcd CA of the cluster whose master secret this is: seeded by the data key {@link EtcdCa#KEY_ID},
+     * derived exactly as the KMS derives every data key, so every control plane derives the same CA.
+     */
+    public static EtcdCa ca(byte[] masterSecret, byte[] masterSalt) {
+        byte[] seed = new KeyDerivation(masterSecret, masterSalt).dataKey(EtcdCa.KEY_ID, KeyDerivation.KEY_BYTES);
+        return new EtcdCa(seed, new SecureRandom());
+    }
+
+    /** The file sextant-etcd.service reads its arguments from, and the condition it starts on. */
+    public Path environmentFile() {
+        return settings.dir().resolve("etcd.env");
+    }
+
+    Path dir() {
+        return settings.dir().resolve("etcd");
+    }
+
+    public Path dataDir() {
+        return dir().resolve("data");
+    }
+
+    /** Where the join service (and the bootstrapper's probe) reach the member: loopback, which its certificate names. */
+    public String clientEndpoint() {
+        return "127.0.0.1:" + settings.etcdClientPort();
+    }
+
+    /** Init: this node is the first member of a new etcd; its names are kept for every later start. */
+    EtcdMemberIdentity create(String nodeName) throws IOException {
+        EtcdMemberIdentity identity = new EtcdMemberIdentity(nodeName, settings.clusterName());
+        identity.write(identityFile());
+        return identity;
+    }
+
+    /** The member's names as written at init; empty on a node initialized without etcd. */
+    Optional<EtcdMemberIdentity> identity() throws IOException {
+        return EtcdMemberIdentity.read(identityFile());
+    }
+
+    private Path identityFile() {
+        return dir().resolve("member.properties");
+    }
+
+    /**
+     * Everything sextant-etcd.service needs before it starts, written afresh; returns the join service's
+     * client certificate files.
+     */
+    EtcdTlsFiles prepare(EtcdMemberIdentity identity, byte[] masterSecret, byte[] masterSalt) throws ClusterServicesException {
+        try {
+            EtcdCa ca = ca(masterSecret, masterSalt);
+            Instant now = Instant.now();
+            List<InetAddress> own = NodeAddresses.current();
+            Path pki = dir().resolve("pki");
+            EtcdTlsFiles member = EtcdTlsFiles.write(pki.resolve("member"), identity.memberName(), ca.certificate(),
+                    ca.issueMember(identity.memberName(), List.of(identity.dnsName(), identity.datastoreName()), own, now,
+                            EtcdCa.DEFAULT_VALIDITY));
+            EtcdTlsFiles joinClient = EtcdTlsFiles.write(pki.resolve(JOIN_CLIENT), JOIN_CLIENT, ca.certificate(),
+                    ca.issueClient(JOIN_CLIENT, now, EtcdCa.DEFAULT_VALIDITY));
+            EtcdHostsEntry.write(settings.hostsFile(), identity.dnsName(), hostsAddress(own));
+            if (!Files.isDirectory(dataDir())) {
+                // The unit may write here only (ReadWritePaths=), so it exists before etcd starts; 0700 as etcd wants it.
+                Files.createDirectories(dataDir(), PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+            }
+            Files.writeString(environmentFile(), environmentFile(memberConfig(identity, member, clusterToken(ca)).arguments()));
+            return joinClient;
+        } catch (IOException | UncheckedIOException | IllegalArgumentException e) {
+            throw new ClusterServicesException("preparing etcd (" + UNIT + ") under " + dir() + ": " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * The first member of a new cluster, TLS only, advertising its DNS name and bound on every address.
+     * {@code --initial-cluster-state=new} is read only while the data dir is empty: a restarted member
+     * finds its cluster in its data dir and ignores it.
+     */
+    EtcdMemberConfig memberConfig(EtcdMemberIdentity identity, EtcdTlsFiles member, String token) {
+        String peerUrl = "https://" + identity.dnsName() + ":" + settings.etcdPeerPort();
+        return new EtcdMemberConfig(identity.memberName(), dataDir(), "https://" + identity.dnsName() + ":" + settings.etcdClientPort(),
+                peerUrl, Map.of(identity.memberName(), peerUrl), EtcdMemberConfig.ClusterState.NEW, token, member, member,
+                "https://" + ANY_ADDRESS + ":" + settings.etcdClientPort(), "https://" + ANY_ADDRESS + ":" + settings.etcdPeerPort());
+    }
+
+    /**
+     * The etcd cluster token: from the CA, so one per master secret and the same on every control plane
+     * (the cluster name alone is "sextant" in many clusters).
+     */
+    static String clusterToken(EtcdCa ca) {
+        try {
+            return "sextant-" + Sha256.hex(ca.certificate().getEncoded()).substring(0, 16);
+        } catch (CertificateEncodingException e) {
+            throw new IllegalStateException("the etcd CA certificate does not encode", e);
+        }
+    }
+
+    /** {@code SEXTANT_ETCD_ARGS=<arguments separated by one space>}, refusing any argument systemd would change. */
+    static String environmentFile(List<String> arguments) {
+        for (String argument : arguments) {
+            if (!PLAIN_WORD.matcher(argument).matches()) {
+                throw new IllegalArgumentException("etcd argument '" + argument + "' has a character systemd would"
+                        + " interpret in " + ARGS_VARIABLE + " (allowed: letters, digits and . _ , : / = @ + -)");
+            }
+        }
+        return "# Written by the Sextant bootstrapper at every start of etcd, from EtcdMemberConfig; sextant-etcd.service runs\n"
+                + "# /usr/bin/etcd $" + ARGS_VARIABLE + ", which systemd splits at whitespace into these arguments.\n"
+                + ARGS_VARIABLE + "=" + String.join(" ", arguments) + "\n";
+    }
+
+    /** The member's name points at the node's first IPv4 address (the one discovery would publish), else loopback. */
+    private static String hostsAddress(List<InetAddress> own) {
+        return own.stream().filter(a -> a instanceof Inet4Address).findFirst()
+                .orElse(InetAddress.getLoopbackAddress()).getHostAddress();
+    }
+}
