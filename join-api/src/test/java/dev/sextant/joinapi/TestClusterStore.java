@@ -45,15 +45,19 @@ public final class TestClusterStore implements AutoCloseable {
         try {
             dir = Files.isDirectory(SHM) && Files.isWritable(SHM)
                     ? Files.createTempDirectory(SHM, "sextant-join-etcd-") : Files.createTempDirectory("sextant-join-etcd-");
-            byte[] seed = new byte[32];
-            new SecureRandom().nextBytes(seed);
-            etcd = new TestEtcdCluster(dir, seed);
-            Map<String, String> initial = new LinkedHashMap<>();
-            for (int i = 0; i < members; i++) {
-                names.add("etcd-" + i);
-                initial.put("etcd-" + i, etcd.member("etcd-" + i).peerUrl());
-            }
-            Runtime.getRuntime().addShutdownHook(killer);
+        } catch (IOException e) {
+            throw new IllegalStateException("no directory for the join service's test etcd", e);
+        }
+        byte[] seed = new byte[32];
+        new SecureRandom().nextBytes(seed);
+        etcd = new TestEtcdCluster(dir, seed);
+        Map<String, String> initial = new LinkedHashMap<>();
+        for (int i = 0; i < members; i++) {
+            names.add("etcd-" + i);
+            initial.put("etcd-" + i, etcd.member("etcd-" + i).peerUrl());
+        }
+        Runtime.getRuntime().addShutdownHook(killer);
+        try {
             // All members at once, as one new cluster: a member serves clients only once the cluster has
             // a quorum, so every process is started before any is waited for.
             for (String name : names) {
@@ -66,11 +70,14 @@ public final class TestClusterStore implements AutoCloseable {
             }
             admin = etcd.client("test-admin", Duration.ofSeconds(2), names.toArray(String[]::new));
             awaitLeader();
-        } catch (IOException e) {
-            throw new IllegalStateException("starting etcd for the join service's tests", e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
+        } catch (IOException | InterruptedException | RuntimeException e) {
+            String logs = logs();
+            try {
+                close(); // a failed start leaves no process and no directory behind
+            } catch (InterruptedException interrupted) {
+                Thread.currentThread().interrupt();
+            }
+            throw new IllegalStateException("starting etcd for the join service's tests failed:\n" + logs, e);
         }
     }
 
