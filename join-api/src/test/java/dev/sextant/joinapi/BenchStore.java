@@ -3,6 +3,7 @@ package dev.sextant.joinapi;
 import com.google.protobuf.ByteString;
 import dev.sextant.etcd.api.EtcdRpc.CompactionRequest;
 import dev.sextant.etcd.api.EtcdRpc.DeleteRangeRequest;
+import dev.sextant.etcd.api.EtcdRpc.DeleteRangeResponse;
 import dev.sextant.etcd.api.KVGrpc;
 import dev.sextant.etcd.pki.EtcdTlsFiles;
 import dev.sextant.joinapi.binding.BindingKey;
@@ -101,9 +102,11 @@ abstract class BenchStore implements AutoCloseable {
                 // The key after every key starting with the root: its last byte ('/') raised by one.
                 ByteString end = ByteString.copyFromUtf8(BindingKey.ROOT.substring(0, BindingKey.ROOT.length() - 1) + "0");
                 KVGrpc.KVBlockingStub kv = KVGrpc.newBlockingStub(channel).withDeadlineAfter(30, TimeUnit.SECONDS);
-                long revision = kv.deleteRange(DeleteRangeRequest.newBuilder().setKey(root).setRangeEnd(end).build())
-                        .getHeader().getRevision();
-                kv.compact(CompactionRequest.newBuilder().setRevision(revision).setPhysical(true).build());
+                DeleteRangeResponse deleted = kv.deleteRange(DeleteRangeRequest.newBuilder().setKey(root).setRangeEnd(end).build());
+                if (deleted.getDeleted() > 0) {
+                    // As a real cluster compacts its history: otherwise every level's keys stay in etcd's memory.
+                    kv.compact(CompactionRequest.newBuilder().setRevision(deleted.getHeader().getRevision()).setPhysical(true).build());
+                }
             }
 
             @Override

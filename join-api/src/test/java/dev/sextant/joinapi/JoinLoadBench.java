@@ -78,6 +78,8 @@ public final class JoinLoadBench {
     private static final int VERIFIER_REMEMBERS = 1024;
     /** What a handshake-only level resets between warm-up slices: nothing. */
     private static final Runnable NO_RESET = () -> {};
+    /** The joiners' trust manager, which accepts any server and warns at every handshake. */
+    private static final String INSECURE_CLIENTS = "dev.sextant.atls.AnyServerTrustManager";
     /** Held strongly: java.util.logging forgets levels set on loggers that get garbage-collected. */
     private static final java.util.logging.Logger FABRIC8_LOG = java.util.logging.Logger.getLogger("io.fabric8");
 
@@ -95,6 +97,9 @@ public final class JoinLoadBench {
         // Per-ticket INFO lines (ours, and the fabric8 mock's java.util.logging) would dominate the profile.
         ((ch.qos.logback.classic.Logger) LoggerFactory.getLogger("ROOT")).setLevel(Level.WARN);
         ((ch.qos.logback.classic.Logger) LoggerFactory.getLogger("dev.sextant")).setLevel(Level.WARN);
+        // The joiners accept any server (they measure the service, not its attestation), and say so at
+        // WARN in every handshake: thousands of lines per level, on the bench's CPU.
+        ((ch.qos.logback.classic.Logger) LoggerFactory.getLogger(INSECURE_CLIENTS)).setLevel(Level.ERROR);
         FABRIC8_LOG.setLevel(java.util.logging.Level.WARNING);
         try (TestCluster cluster = new TestCluster(); HashMapKubeApi fastApi = new HashMapKubeApi();
              PlainMutualTls plain = new PlainMutualTls()) {
@@ -128,6 +133,7 @@ public final class JoinLoadBench {
                     // The module's logback-test.xml sets dev.sextant.joinapi to DEBUG, and it stays in force once
                     // Micronaut starts (ServiceLogging defers to a logback-test.xml), so that logger is named too.
                     props.put("logger.levels.dev.sextant.joinapi", "WARN");
+                    props.put("logger.levels." + INSECURE_CLIENTS, "ERROR");
                     try (ApplicationContext ctx = ApplicationContext.builder().properties(props).start()) {
                         ctx.getBean(GrpcEmbeddedServer.class).start();
                         System.out.printf("bindings: %s%n", store.name());

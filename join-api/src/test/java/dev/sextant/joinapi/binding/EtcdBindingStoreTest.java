@@ -187,6 +187,22 @@ class EtcdBindingStoreTest {
     }
 
     @Test
+    @DisplayName("the service's store makes its etcd client at the first call and closes it when the service stops")
+    void clientClosedOnShutdown() throws Exception {
+        try (TestCluster cluster = new TestCluster()) {
+            Map<String, Object> p = new HashMap<>(etcd.joinService(cluster, "closing"));
+            EtcdBindingStore inService;
+            try (ApplicationContext ctx = ApplicationContext.run(p, "test")) {
+                inService = ctx.getBean(EtcdBindingStore.class);
+                assertEquals(0, inService.roundTrips(), "no client before the first call");
+                assertEquals(Optional.empty(), inService.lookup(BindingKey.node("nobody")));
+                assertEquals(1, inService.roundTrips());
+            }
+            assertEquals(0, inService.roundTrips(), "the client was closed with the service");
+        }
+    }
+
+    @Test
     @DisplayName("a join service with no etcd reachable and no etcd certificate starts, and refuses a join UNAVAILABLE naming the cluster store")
     void serviceStartsWithoutEtcd(@org.junit.jupiter.api.io.TempDir Path dir) throws Exception {
         try (TestCluster cluster = new TestCluster()) {
