@@ -89,9 +89,4 @@ public record BindingKey(Kind kind, String subject) {
     public String key() {
         return ROOT + path();
     }
-
-    /** Whether the value of this key is an AK name (compared in constant time, as every identity here). */
-    public boolean holdsAk() {
-        return kind == Kind.DISK || kind == Kind.NODE;
-    }
 }

@@ -128,6 +128,21 @@ class EtcdBindingStoreTest {
     }
 
     @Test
+    @DisplayName("the guard: a transaction counted before a control plane was admitted writes nothing and says why; counted after, it writes")
+    void guard() throws Exception {
+        BindingStore.Admitted before = store.controlPlanes();
+        assertInstanceOf(BindingStore.AllCreated.class, store.createAll(Map.of(BindingKey.controlPlane(ak()), "cp-guard-1"), OptionalLong.empty()));
+        BindingKey late = BindingKey.controlPlane(ak());
+        BindingStore.NoneCreated refused = assertInstanceOf(BindingStore.NoneCreated.class,
+                store.createAll(Map.of(late, "cp-guard-2"), OptionalLong.of(before.revision())));
+        assertEquals(Map.of(), refused.present());
+        assertTrue(refused.controlPlanesChanged());
+        BindingStore.Admitted after = store.controlPlanes();
+        assertEquals(before.count() + 1, after.count());
+        assertInstanceOf(BindingStore.AllCreated.class, store.createAll(Map.of(late, "cp-guard-2"), OptionalLong.of(after.revision())));
+    }
+
+    @Test
     @DisplayName("a claim refused on etcd writes none of its keys")
     void refusedClaimWritesNothing() throws Exception {
         Bindings bindings = new Bindings(store, 3);
