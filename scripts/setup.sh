@@ -18,7 +18,7 @@ BOOKWORM=(
   erofs-utils squashfs-tools cryptsetup bubblewrap kmod cpio zstd            # mkosi's image build
   docker.io docker-registry skopeo umoci debootstrap  # container images (scripts/build-jre-base.sh)
   iproute2                                            # endpoint discovery between network namespaces
-  etcd-server etcd-client                             # the cluster store: process-level cluster tests, bench-join
+  etcd-server etcd-client                             # the cluster store: join-api's and the cluster tests, bench-join
 )
 # Packages whose bookworm version is too old: from bookworm-backports, with the minimum each needs.
 # mkosi 24 is the configuration format of mkosi/; systemd 254 brings ukify and systemd-measure with

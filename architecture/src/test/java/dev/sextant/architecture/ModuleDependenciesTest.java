@@ -50,7 +50,7 @@ class ModuleDependenciesTest {
             etcd                                           ->
 
             kms                                            -> grpcsupport keys proto atls attestation
-            joinapi                                        -> grpcsupport keys proto atls attestation tpm ecdsanative
+            joinapi                                        -> grpcsupport keys proto atls attestation tpm ecdsanative etcd
             clusterservices                                -> attestation proto keys grpcsupport atls
             nodeboot                                       -> grpcsupport keys proto atls attestation tpm clusterservices housekeeping diskcrypt etcd
 

@@ -48,7 +48,7 @@ class RbacTest {
                 }
             }
         }
-        assertEquals(Map.of("configmaps", Set.of("create", "get"), "secrets", Set.of("create")), used,
+        assertEquals(Map.of("secrets", Set.of("create")), used,
                 "join-api's Kubernetes calls changed: update join-service-role.yaml and this expectation together");
         assertEquals(used, granted());
     }

@@ -10,8 +10,6 @@ import dev.sextant.atls.AtlsContexts;
 import dev.sextant.atls.OwnAttestation;
 import dev.sextant.atls.ServerVerification;
 import dev.sextant.ecdsanative.NativeEcdsa;
-import dev.sextant.joinapi.binding.BindingStore;
-import dev.sextant.joinapi.binding.KubernetesBindingStore;
 import dev.sextant.proto.v1.IssueJoinTicketResponse;
 import dev.sextant.proto.v1.JoinServiceGrpc;
 import io.grpc.ManagedChannel;
@@ -33,9 +31,10 @@ import org.junit.jupiter.api.TestInstance;
 
 @MicronautTest
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
-@DisplayName("Production wiring: the join service behind client-attested aTLS with the reloading verifier")
+@DisplayName("Production wiring: the join service behind client-attested aTLS with the reloading verifier, its bindings in etcd")
 class AtlsJoinTest implements TestPropertyProvider {
     private final TestCluster cluster = new TestCluster();
+    private final TestClusterStore etcd = new TestClusterStore(1);
     private final AttestedNodes nodes = new AttestedNodes();
 
     @Inject
@@ -46,7 +45,7 @@ class AtlsJoinTest implements TestPropertyProvider {
 
     @Override
     public Map<String, String> getProperties() {
-        Map<String, String> p = new HashMap<>(cluster.properties());
+        Map<String, String> p = new HashMap<>(etcd.joinService(cluster, "atls-join"));
         try {
             p.putAll(nodes.configure(cluster.dir));
         } catch (Exception e) {
@@ -58,6 +57,7 @@ class AtlsJoinTest implements TestPropertyProvider {
     @AfterAll
     void stop() throws Exception {
         cluster.close();
+        etcd.close();
     }
 
     private <T> T call(OwnAttestation node, java.util.function.Function<JoinServiceGrpc.JoinServiceBlockingStub, T> body)
@@ -78,13 +78,13 @@ class AtlsJoinTest implements TestPropertyProvider {
     }
 
     @Test
-    @DisplayName("an attested node gets a ticket, and its disk is bound to its real AK name")
+    @DisplayName("an attested node gets a ticket, and its disk is bound in etcd to its real AK name")
     void attestedNodeJoins() throws Exception {
         String uuid = JoinTicketTest.newUuid();
         IssueJoinTicketResponse t = call(OwnAttestation.by(nodes.good), s -> s.issueJoinTicket(JoinTicketTest.request(uuid, "atls-1")));
         assertArrayEquals(FakeKeyService.keyFor(uuid), t.getStateDiskKey().toByteArray());
         assertEquals(java.util.HexFormat.of().formatHex(nodes.good.akName()),
-                new KubernetesBindingStore(cluster.kube.client(), "kube-system").lookup(BindingStore.Kind.DISK, uuid).orElseThrow());
+                etcd.admin().get("/sextant/v1/bindings/disk/" + uuid).orElseThrow());
         StatusRuntimeException other = assertThrows(StatusRuntimeException.class,
                 () -> call(OwnAttestation.by(nodes.goodToo), s -> s.issueJoinTicket(JoinTicketTest.request(uuid, "atls-2"))));
         assertEquals(Status.Code.PERMISSION_DENIED, other.getStatus().getCode());

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.google.protobuf.ByteString;
+import dev.sextant.joinapi.binding.InMemoryBindingStoreDouble;
 import dev.sextant.proto.v1.IssueJoinTicketRequest;
 import dev.sextant.proto.v1.IssueRejoinTicketRequest;
 import io.grpc.ManagedChannel;
@@ -40,6 +41,9 @@ class BadInputTest implements TestPropertyProvider {
     @Inject
     @GrpcChannel(GrpcServerChannel.NAME)
     ManagedChannel channel;
+
+    @Inject
+    InMemoryBindingStoreDouble store;
 
     @Override
     public Map<String, String> getProperties() {
@@ -99,14 +103,14 @@ class BadInputTest implements TestPropertyProvider {
     void refused(String what, IssueJoinTicketRequest request, String message) throws Exception {
         int kmsCalls = cluster.kms.calls.get();
         int tokens = cluster.kube.bootstrapTokens().size();
-        int bindings = cluster.kube.bindings().size();
+        int bindings = store.snapshot().size();
         StatusRuntimeException e = assertThrows(StatusRuntimeException.class,
                 () -> TestCaller.as(channel, TestCaller.ak("m")).issueJoinTicket(request));
         assertEquals(Status.Code.INVALID_ARGUMENT, e.getStatus().getCode(), what);
         assertTrue(e.getStatus().getDescription().contains(message), e.getStatus().getDescription());
         assertEquals(kmsCalls, cluster.kms.calls.get(), "no key was fetched");
         assertEquals(tokens, cluster.kube.bootstrapTokens().size(), "no token was created");
-        assertEquals(bindings, cluster.kube.bindings().size(), "nothing was bound");
+        assertEquals(bindings, store.snapshot().size(), "nothing was bound");
     }
 
     @Test

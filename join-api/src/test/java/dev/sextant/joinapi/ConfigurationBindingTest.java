@@ -21,7 +21,7 @@ class ConfigurationBindingTest {
 
     private Map<String, Object> noKubernetes(String key, String value) {
         return Map.of(JoinServiceConfig.KUBERNETES_ENABLED, "false", JoinServiceConfig.ATLS_ENABLED, "false",
-                JoinServiceConfig.RECORDS_DIR, dir.toString(), key, value);
+                JoinServiceConfig.CONTROL_PLANE_DIR, dir.toString(), key, value);
     }
 
     @Test
@@ -30,7 +30,7 @@ class ConfigurationBindingTest {
         try (ApplicationContext ctx = ApplicationContext.run(noKubernetes(JoinServiceConfig.TOKEN_TTL, "7m"), "test")) {
             JoinServiceConfig config = ctx.getBean(JoinServiceConfig.class);
             assertEquals(Duration.ofMinutes(7), config.tokenTtl());
-            assertEquals(dir, config.recordsDir());
+            assertEquals(dir, config.controlPlaneDir());
             assertEquals("127.0.0.1:9000", config.kms().endpoint());
             assertEquals(JoinServiceConfig.defaults().measurements(), config.measurements());
         }

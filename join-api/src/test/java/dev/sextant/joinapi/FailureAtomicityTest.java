@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.sextant.joinapi.binding.InMemoryBindingStoreDouble;
 import dev.sextant.proto.v1.IssueJoinTicketResponse;
 import io.grpc.ManagedChannel;
 import io.grpc.Status;
@@ -27,7 +28,7 @@ import org.junit.jupiter.api.TestInstance;
 
 @MicronautTest
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
-@DisplayName("Faults: a failing KMS or API server gives UNAVAILABLE and leaves nothing half-issued")
+@DisplayName("Faults: a failing KMS, cluster store or API server gives UNAVAILABLE and leaves nothing half-issued")
 class FailureAtomicityTest implements TestPropertyProvider {
     private final TestCluster cluster = new TestCluster();
 
@@ -39,6 +40,9 @@ class FailureAtomicityTest implements TestPropertyProvider {
     @Client("/")
     HttpClient http;
 
+    @Inject
+    InMemoryBindingStoreDouble store;
+
     @Override
     public Map<String, String> getProperties() {
         return cluster.properties();
@@ -48,6 +52,7 @@ class FailureAtomicityTest implements TestPropertyProvider {
     void heal() {
         cluster.kms.down.set(false);
         cluster.kube.heal();
+        store.down(false);
     }
 
     @AfterAll
@@ -72,7 +77,7 @@ class FailureAtomicityTest implements TestPropertyProvider {
         StatusRuntimeException e = refused("kms-a", uuid, "kms-node");
         assertEquals(Status.Code.UNAVAILABLE, e.getStatus().getCode());
         assertEquals(tokens, cluster.kube.bootstrapTokens().size());
-        assertTrue(cluster.kube.bindings().stream().noneMatch(b -> b.getMetadata().getName().contains(uuid)));
+        assertTrue(store.snapshot().keySet().stream().noneMatch(k -> k.contains(uuid)), "nothing bound");
 
         cluster.kms.down.set(false);
         assertArrayEquals(FakeKeyService.keyFor(uuid), join("kms-a", uuid, "kms-node").getStateDiskKey().toByteArray());
@@ -97,12 +102,13 @@ class FailureAtomicityTest implements TestPropertyProvider {
     }
 
     @Test
-    @DisplayName("API answering 500 to the binding create: UNAVAILABLE, and no token exists for the failed call")
-    void bindingCreateFails() throws Exception {
+    @DisplayName("the cluster store not answering the bindings' transaction: UNAVAILABLE naming it, and no token exists for the failed call")
+    void bindingsFail() throws Exception {
         int tokens = cluster.kube.bootstrapTokens().size();
-        cluster.kube.failWhen("POST", "/api/v1/namespaces/kube-system/configmaps");
+        store.down(true);
         StatusRuntimeException e = refused("api-b", JoinTicketTest.newUuid(), "api-node-b");
         assertEquals(Status.Code.UNAVAILABLE, e.getStatus().getCode());
+        assertTrue(e.getStatus().getDescription().contains("cluster store (etcd)"), e.getStatus().getDescription());
         assertEquals(tokens, cluster.kube.bootstrapTokens().size());
     }
 

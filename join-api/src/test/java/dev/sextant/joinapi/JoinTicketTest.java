@@ -7,8 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.google.protobuf.ByteString;
 import dev.sextant.attestation.digest.Sha256;
-import dev.sextant.joinapi.binding.BindingStore;
-import dev.sextant.joinapi.binding.KubernetesBindingStore;
+import dev.sextant.joinapi.binding.InMemoryBindingStoreDouble;
 import dev.sextant.proto.v1.IssueJoinTicketRequest;
 import dev.sextant.proto.v1.IssueJoinTicketResponse;
 import dev.sextant.proto.v1.IssueRejoinTicketRequest;
@@ -46,6 +45,9 @@ class JoinTicketTest implements TestPropertyProvider {
     @Inject
     @GrpcChannel(GrpcServerChannel.NAME)
     ManagedChannel channel;
+
+    @Inject
+    InMemoryBindingStoreDouble store;
 
     @Override
     public Map<String, String> getProperties() {
@@ -148,15 +150,17 @@ class JoinTicketTest implements TestPropertyProvider {
     }
 
     @Test
-    @DisplayName("bindings live in the Kubernetes API: a fresh client (a restarted service) sees who owns the disk")
-    void bindingSurvivesRestart() throws Exception {
+    @DisplayName("a ticket binds the disk and the name to the machine's AK, and the AK to its one disk, name and role, in the store the service uses")
+    void bindingsInTheStore() {
         String uuid = newUuid();
         join("machine-f", uuid, "worker-f");
-        BindingStore restarted = new KubernetesBindingStore(cluster.kube.client(), "kube-system");
-        assertEquals(HexFormat.of().formatHex(TestCaller.ak("machine-f")), restarted.lookup(BindingStore.Kind.DISK, uuid).orElseThrow());
-        assertEquals(uuid, restarted.lookup(BindingStore.Kind.MACHINE_DISK, HexFormat.of().formatHex(TestCaller.ak("machine-f")))
-                .orElseThrow(), "the reverse binding names the machine's one state disk");
-        assertTrue(cluster.kube.bindings().stream().anyMatch(b -> b.getMetadata().getName().equals("sextant-disk-" + uuid)));
+        String ak = HexFormat.of().formatHex(TestCaller.ak("machine-f"));
+        Map<String, String> bound = store.snapshot();
+        assertEquals(ak, bound.get("/sextant/v1/bindings/disk/" + uuid));
+        assertEquals(ak, bound.get("/sextant/v1/bindings/node/worker-f"));
+        assertEquals(uuid, bound.get("/sextant/v1/bindings/machine/" + ak + "/disk"), "the machine's one state disk");
+        assertEquals("worker-f", bound.get("/sextant/v1/bindings/machine/" + ak + "/node"));
+        assertEquals("worker", bound.get("/sextant/v1/bindings/machine/" + ak + "/role"));
     }
 
     @Test

@@ -8,7 +8,6 @@ import io.fabric8.mockwebserver.http.MockResponse;
 import io.fabric8.mockwebserver.http.RecordedRequest;
 import io.kubernetes.client.openapi.ApiException;
 import io.kubernetes.client.openapi.apis.CoreV1Api;
-import io.kubernetes.client.openapi.models.V1ConfigMap;
 import io.kubernetes.client.openapi.models.V1Secret;
 import io.kubernetes.client.util.ClientBuilder;
 import java.util.HashMap;
@@ -60,22 +59,6 @@ public final class KubeApiDouble implements AutoCloseable {
     List<V1Secret> bootstrapTokens() throws ApiException {
         return client().listNamespacedSecret("kube-system").execute().getItems().stream()
                 .filter(s -> "bootstrap.kubernetes.io/token".equals(s.getType())).toList();
-    }
-
-    public List<V1ConfigMap> bindings() throws ApiException {
-        return client().listNamespacedConfigMap("kube-system").labelSelector("sextant.dev/binding").execute().getItems();
-    }
-
-    /** Deletes every binding through the API, as an operator resetting the cluster's bindings would. */
-    void deleteBindings() {
-        try {
-            CoreV1Api api = client();
-            for (V1ConfigMap binding : bindings()) {
-                api.deleteNamespacedConfigMap(binding.getMetadata().getName(), "kube-system").execute();
-            }
-        } catch (ApiException e) {
-            throw new IllegalStateException("deleting bindings: " + e.getCode() + " " + e.getResponseBody(), e);
-        }
     }
 
     @Override

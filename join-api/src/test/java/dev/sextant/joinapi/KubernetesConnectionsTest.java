@@ -3,8 +3,7 @@ package dev.sextant.joinapi;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.sextant.joinapi.binding.BindingStore;
-import dev.sextant.joinapi.binding.BindingStore.Kind;
+import dev.sextant.joinapi.token.BootstrapTokens;
 import dev.sextant.serviceconfig.JoinServiceConfig;
 import io.micronaut.test.extensions.junit5.annotation.MicronautTest;
 import io.micronaut.test.support.TestPropertyProvider;
@@ -23,7 +22,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
 /**
- * Over HTTP/1.1 every concurrent Kubernetes API call needs a connection of its own. The join
+ * Over HTTP/1.1 every concurrent Kubernetes API call (a bootstrap token's Secret, one per ticket) needs
+ * a connection of its own. The join
  * service keeps those connections for the next calls instead of closing all but okhttp's default
  * five after every burst: with that default, 256 joiners made it open about 0.7 connections per
  * ticket, a TLS handshake each against a real API server.
@@ -39,7 +39,7 @@ class KubernetesConnectionsTest implements TestPropertyProvider {
     private final HashMapKubeApi api;
 
     @Inject
-    BindingStore bindings;
+    BootstrapTokens tokens;
 
     KubernetesConnectionsTest() throws IOException {
         api = new HashMapKubeApi();
@@ -71,8 +71,7 @@ class KubernetesConnectionsTest implements TestPropertyProvider {
                 calls.add(callers.submit(() -> {
                     for (int round = 0; round < ROUNDS; round++) {
                         together.await();
-                        String disk = "disk-" + caller + "-" + round;
-                        assertEquals("machine-" + caller, bindings.bind(Kind.DISK, disk, "machine-" + caller));
+                        assertEquals(6, tokens.create().id().length());
                     }
                     return null;
                 }));

@@ -5,8 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.sextant.joinapi.binding.BindingStore;
-import dev.sextant.joinapi.binding.FileBindingStore;
+import dev.sextant.etcd.client.EtcdClient;
+import dev.sextant.etcd.client.EtcdClientConfig;
 import dev.sextant.proto.v1.IssueJoinTicketResponse;
 import dev.sextant.serviceconfig.JoinServiceConfig;
 import io.grpc.ManagedChannel;
@@ -17,12 +17,12 @@ import io.micronaut.grpc.server.GrpcServerChannel;
 import io.micronaut.test.extensions.junit5.annotation.MicronautTest;
 import io.micronaut.test.support.TestPropertyProvider;
 import jakarta.inject.Inject;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -32,13 +32,13 @@ import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
-/** A control plane whose Kubernetes is not installed still admits attested nodes and binds their disks. */
+/** A control plane whose Kubernetes is not installed still admits attested nodes and binds their disks, in etcd. */
 @MicronautTest
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
-@DisplayName("Join service without Kubernetes")
+@DisplayName("Join service without Kubernetes, its bindings in etcd")
 class NoKubernetesJoinTest implements TestPropertyProvider {
     private final TestCluster cluster = new TestCluster();
-    private final Path records = cluster.dir.resolve("records");
+    private final TestClusterStore etcd = new TestClusterStore(1);
 
     @Inject
     @GrpcChannel(GrpcServerChannel.NAME)
@@ -46,16 +46,16 @@ class NoKubernetesJoinTest implements TestPropertyProvider {
 
     @Override
     public Map<String, String> getProperties() {
-        Map<String, String> p = cluster.properties();
+        Map<String, String> p = etcd.joinService(cluster, "no-kubernetes");
         p.remove(JoinServiceConfig.KUBERNETES_BASE_PATH);
         p.put(JoinServiceConfig.KUBERNETES_ENABLED, "false");
-        p.put(JoinServiceConfig.RECORDS_DIR, records.toString());
         return p;
     }
 
     @AfterAll
     void stop() throws Exception {
         cluster.close();
+        etcd.close();
     }
 
     private IssueJoinTicketResponse join(String machine, String uuid, String node) {
@@ -63,15 +63,18 @@ class NoKubernetesJoinTest implements TestPropertyProvider {
     }
 
     @Test
-    @DisplayName("the ticket carries the keys and no Kubernetes plan, and the disk binding is a file")
+    @DisplayName("the ticket carries the keys and no Kubernetes plan; the bindings are in etcd, where another client (a restarted service) reads them")
     void ticketWithoutToken() throws Exception {
         String uuid = JoinTicketTest.newUuid();
         IssueJoinTicketResponse t = join("machine-a", uuid, "worker-a");
         assertArrayEquals(FakeKeyService.keyFor(uuid), t.getStateDiskKey().toByteArray());
         assertEquals(IssueJoinTicketResponse.KubernetesCase.KUBERNETES_NOT_SET, t.getKubernetesCase());
-        assertEquals(HexFormat.of().formatHex(TestCaller.ak("machine-a")),
-                Files.readString(records.resolve("disk-" + uuid)));
-        assertEquals(0, cluster.kube.bindings().size(), "the Kubernetes API is not touched");
+        assertEquals(0, cluster.kube.bootstrapTokens().size(), "the Kubernetes API is not touched");
+        String ak = HexFormat.of().formatHex(TestCaller.ak("machine-a"));
+        try (EtcdClient restarted = new EtcdClient(new EtcdClientConfig(etcd.endpoints(), etcd.etcd().clientTls("restarted")))) {
+            assertEquals(Optional.of(ak), restarted.get("/sextant/v1/bindings/disk/" + uuid));
+            assertEquals(Optional.of(uuid), restarted.get("/sextant/v1/bindings/machine/" + ak + "/disk"), "the machine's one state disk");
+        }
     }
 
     @Test
@@ -84,18 +87,25 @@ class NoKubernetesJoinTest implements TestPropertyProvider {
     }
 
     @Test
-    @DisplayName("of 16 machines binding one subject at once, exactly one wins")
+    @DisplayName("of 16 machines joining at once under one node name, exactly one gets a ticket; the others are refused ALREADY_EXISTS")
     void concurrentClaims() throws Exception {
-        BindingStore store = new FileBindingStore(records);
+        CyclicBarrier together = new CyclicBarrier(16);
         ExecutorService pool = Executors.newFixedThreadPool(16);
         try {
-            List<Callable<Boolean>> claims = IntStream.range(0, 16).<Callable<Boolean>>mapToObj(i -> () -> {
-                String ak = HexFormat.of().formatHex(TestCaller.ak("machine-" + i));
-                return store.bind(BindingStore.Kind.NODE, "contested", ak).equals(ak);
+            List<Callable<Status.Code>> claims = IntStream.range(0, 16).<Callable<Status.Code>>mapToObj(i -> () -> {
+                together.await();
+                try {
+                    join("contender-" + i, JoinTicketTest.newUuid(), "contested");
+                    return Status.Code.OK;
+                } catch (StatusRuntimeException e) {
+                    return e.getStatus().getCode();
+                }
             }).toList();
             long winners = 0;
-            for (Future<Boolean> f : pool.invokeAll(claims)) {
-                winners += f.get() ? 1 : 0;
+            for (Future<Status.Code> f : pool.invokeAll(claims)) {
+                Status.Code code = f.get();
+                assertTrue(code == Status.Code.OK || code == Status.Code.ALREADY_EXISTS, code.toString());
+                winners += code == Status.Code.OK ? 1 : 0;
             }
             assertEquals(1, winners);
         } finally {

@@ -1,6 +1,7 @@
 package dev.sextant.joinapi;
 
 import dev.sextant.attestation.testkit.ScratchDirs;
+import dev.sextant.joinapi.binding.InMemoryBindingStoreDouble;
 import dev.sextant.serviceconfig.JoinServiceConfig;
 import java.io.IOException;
 import java.io.StringWriter;
@@ -25,7 +26,8 @@ import org.bouncycastle.operator.jcajce.JcaContentSignerBuilder;
 
 /**
  * Everything a join service needs on disk, in a temp directory: a cluster CA (EC P-256, as k3s
- * makes it), the measurement salt and a control-plane PKI directory; plus the two test doubles.
+ * makes it), the measurement salt and a control-plane PKI directory; plus the KMS and Kubernetes API
+ * test doubles. Its properties keep the bindings in the in-memory store double.
  */
 public final class TestCluster implements AutoCloseable {
     public final Path dir;
@@ -64,6 +66,8 @@ public final class TestCluster implements AutoCloseable {
         p.put(JoinServiceConfig.CA_CERT_FILE, dir.resolve("ca.crt").toString());
         p.put(JoinServiceConfig.CA_KEY_FILE, dir.resolve("ca.key").toString());
         p.put(JoinServiceConfig.CONTROL_PLANE_DIR, dir.resolve("pki").toString());
+        // The rules' tests keep bindings in the in-memory double; TestClusterStore swaps in real etcd.
+        p.put(InMemoryBindingStoreDouble.PROPERTY, "true");
         return p;
     }
 

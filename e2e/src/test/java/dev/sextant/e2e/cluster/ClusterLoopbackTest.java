@@ -21,6 +21,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import dev.sextant.etcd.testkit.EtcdInstalled;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
@@ -75,6 +76,7 @@ class ClusterLoopbackTest {
                 Assumptions.abort(skip(tool + " is not installed (scripts/setup.sh)"));
             }
         }
+        EtcdInstalled.require(); // the join service's bindings need etcd: missing, the test fails rather than skips
         String stamp = LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss"));
         dir = Files.createDirectories(repo.root().resolve("e2e/target/cluster-" + stamp));
         procs = new Procs(dir);
@@ -92,9 +94,12 @@ class ClusterLoopbackTest {
     }
 
     @AfterAll
-    void stopEverything() throws InterruptedException {
+    void stopEverything() throws Exception {
         if (procs != null) {
             procs.close();
+        }
+        if (services != null) {
+            services.close();
         }
         if (kube != null) {
             kube.close();
@@ -157,7 +162,7 @@ class ClusterLoopbackTest {
 
     @Test
     @Order(3)
-    @DisplayName("the KMS and the join service run as processes (no kubelet runs the DaemonSets here) with the CLI's master secret and signed measurements")
+    @DisplayName("the KMS and the join service run as processes (no kubelet runs the DaemonSets here) with the CLI's master secret and signed measurements, the join service's bindings in an etcd member")
     void startControlPlaneServices() throws Exception {
         begin();
         Assumptions.assumeTrue(Files.exists(masterSecret()), "init did not run: the CLI wrote no master secret");
@@ -166,6 +171,7 @@ class ClusterLoopbackTest {
         Files.writeString(joinMeasurements, measurements(15, SPOILED_PCR));
         procs.ok("measurements-sign", ClusterNode.CLI_TIMEOUT, repo.sextant("measurements", "sign",
                 "--file", joinMeasurements.toString(), "--key", keys.resolve("measurements-key.pem").toString()));
+        services.startEtcd();
         services.startKms(masterSecret());
         services.startJoinApi(kube.url(), joinMeasurements, keys.resolve("measurements-pub.pem"), ekCa(),
                 serviceTpm.tpmAddress());
@@ -175,7 +181,7 @@ class ClusterLoopbackTest {
 
     @Test
     @Order(4)
-    @DisplayName("node B, measured as the join service expects, joins node A's cluster: k3s agent with a K10 token, token Secret, disk binding, PCR 15 marked with A's cluster ID")
+    @DisplayName("node B, measured as the join service expects, joins node A's cluster: k3s agent with a K10 token, token Secret, disk binding in etcd, PCR 15 marked with A's cluster ID")
     void nodeBJoins() throws Exception {
         begin();
         Assumptions.assumeTrue(Files.exists(services.joinLog()), "the join service was not started by the previous phase");
@@ -193,8 +199,8 @@ class ClusterLoopbackTest {
                         + services.joinLog());
         if (nodeB.withDisk) {
             String uuid = nodeB.diskUuid();
-            assertTrue(kube.bindings().contains(uuid),
-                    "no disk binding for node B's disk " + uuid + "; see " + services.joinLog());
+            assertTrue(services.binding("bindings/disk/" + uuid).isPresent(),
+                    "no disk binding in etcd for node B's disk " + uuid + "; see " + services.joinLog());
         }
         assertSameClusterAsNodeA(nodeB);
         end("node B joins");
@@ -306,7 +312,7 @@ class ClusterLoopbackTest {
         assertEquals(1, count(kube.secrets(), "bootstrap.kubernetes.io/token"),
                 "expected node B's bootstrap token only; see " + services.joinLog());
         if (node.withDisk) {
-            assertFalse(kube.bindings().contains(node.diskUuid()),
+            assertFalse(services.binding("bindings/disk/" + node.diskUuid()).isPresent(),
                     node.name + "'s disk is bound; see " + services.joinLog());
         }
         assertFalse(Files.exists(node.k3sRecord()), node.name + " started k3s; see " + node.log());

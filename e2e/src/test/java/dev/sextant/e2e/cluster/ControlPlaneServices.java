@@ -1,5 +1,8 @@
 package dev.sextant.e2e.cluster;
 
+import dev.sextant.etcd.client.EtcdClient;
+import dev.sextant.etcd.pki.EtcdTlsFiles;
+import dev.sextant.etcd.testkit.TestEtcdCluster;
 import dev.sextant.localcluster.qemu.FreePort;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -10,23 +13,33 @@ import dev.sextant.serviceconfig.ServerPorts;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.security.SecureRandom;
 import java.time.Duration;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.stream.Stream;
 
 /**
  * The key service and the join service as `sextant init` would deploy them, but as plain processes
  * because there is no Kubernetes here: the KMS gets the master secret the CLI wrote, the join
- * service gets the KMS, the Kubernetes API double, a cluster CA, signed measurements, the EK CA and
- * a TPM to attest itself to the nodes with.
+ * service gets the KMS, the cluster store (one etcd member with a client certificate of its CA), the
+ * Kubernetes API double, a cluster CA, signed measurements, the EK CA and a TPM to attest itself to
+ * the nodes with. {@link #close()} stops etcd and keeps its log beside the others.
  */
-final class ControlPlaneServices {
+final class ControlPlaneServices implements AutoCloseable {
+    private static final Path SHM = Path.of("/dev/shm");
+
     private final Procs procs;
     private final Repo repo;
     private final Path dir;
     final int kmsPort = FreePort.pick();
     final int joinPort = FreePort.pick();
+    private Path etcdDir;
+    private TestEtcdCluster etcd;
+    private EtcdClient etcdReader;
 
     ControlPlaneServices(Procs procs, Repo repo, Path clusterDir) throws IOException {
         this.procs = procs;
@@ -61,6 +74,26 @@ final class ControlPlaneServices {
     }
 
     /**
+     * One etcd member on 127.0.0.1 (data in /dev/shm: etcd syncs at every commit), its CA seeded at
+     * random: here no KMS derives the etcd CA yet, and the join service only needs a client certificate
+     * of whatever CA the member trusts.
+     */
+    void startEtcd() throws IOException, InterruptedException {
+        etcdDir = Files.isDirectory(SHM) && Files.isWritable(SHM)
+                ? Files.createTempDirectory(SHM, "sextant-e2e-etcd-") : Files.createTempDirectory("sextant-e2e-etcd-");
+        byte[] seed = new byte[32];
+        new SecureRandom().nextBytes(seed);
+        etcd = new TestEtcdCluster(etcdDir, seed);
+        etcd.startFirst("cp-0");
+        etcdReader = etcd.client("e2e-reader", "cp-0");
+    }
+
+    /** A binding the join service wrote ({@code bindings/disk/<uuid>} and so on, docs/cluster-store.md). */
+    Optional<String> binding(String path) {
+        return etcdReader.get("/sextant/v1/" + path);
+    }
+
+    /**
      * {@code measurements} must already be signed ({@code .sig} next to it); the measurement salt is
      * the one init used ({@link #startKms} wrote it).
      */
@@ -71,8 +104,11 @@ final class ControlPlaneServices {
                 "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", dir.resolve("ca.key").toString(),
                 "-out", dir.resolve("ca.crt").toString(), "-subj", "/CN=sextant-e2e-cluster-ca", "-days", "30"));
         JoinServiceConfig defaults = JoinServiceConfig.defaults();
+        EtcdTlsFiles etcdTls = etcd.clientTls("join-service");
         JoinServiceConfig config = defaults.toBuilder()
                 .ports(ServerPorts.of(joinPort, FreePort.pick()))
+                .etcd(new JoinServiceConfig.Etcd(List.of(etcd.member("cp-0").clientUrl()), etcdTls.caFile(), etcdTls.certFile(),
+                        etcdTls.keyFile(), defaults.etcd().deadline()))
                 .kms(new JoinServiceConfig.Kms("127.0.0.1:" + kmsPort, defaults.kms().deadline()))
                 .kubernetes(new JoinServiceConfig.Kubernetes(true, defaults.kubernetes().distribution(),
                         Optional.of(kubeApi), defaults.kubernetes().namespace(), defaults.kubernetes().timeout()))
@@ -93,6 +129,23 @@ final class ControlPlaneServices {
     /** The typed configuration as the JVM's -D options (they win over the service's application.yml). */
     private static List<String> systemProperties(Map<String, String> properties) {
         return properties.entrySet().stream().map(e -> "-D" + e.getKey() + "=" + e.getValue()).toList();
+    }
+
+    @Override
+    public void close() throws InterruptedException, IOException {
+        if (etcd == null) {
+            return;
+        }
+        etcd.close();
+        Path log = etcdDir.resolve("cp-0").resolve("etcd.log");
+        if (Files.exists(log)) {
+            Files.copy(log, procs.log("etcd"), StandardCopyOption.REPLACE_EXISTING);
+        }
+        try (Stream<Path> files = Files.walk(etcdDir)) {
+            for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {
+                Files.delete(p);
+            }
+        }
     }
 
     void awaitReady() throws InterruptedException {

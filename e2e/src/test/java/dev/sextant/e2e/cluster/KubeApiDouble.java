@@ -36,11 +36,6 @@ final class KubeApiDouble implements AutoCloseable {
         return get("/api/v1/namespaces/kube-system/secrets");
     }
 
-    /** The JSON list of the join service's bindings: kube-system ConfigMaps labelled sextant.dev/binding. */
-    String bindings() throws IOException, InterruptedException {
-        return get("/api/v1/namespaces/kube-system/configmaps?labelSelector=sextant.dev%2Fbinding");
-    }
-
     /** The JSON list of kube-system DaemonSets (what init applied; nothing runs them here). */
     String daemonSets() throws IOException, InterruptedException {
         return get("/apis/apps/v1/namespaces/kube-system/daemonsets");

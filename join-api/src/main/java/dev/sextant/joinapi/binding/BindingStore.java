@@ -1,54 +1,57 @@
 package dev.sextant.joinapi.binding;
 
 import dev.sextant.grpcsupport.Refusal;
+import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 
 /**
- * Write-once bindings: who owns a disk UUID or a node name (the owner's AK name in hex), and the
- * reverse, which state disk and which node name an AK owns. First bind wins and bindings are never
- * deleted by the join service: a bind is not a key release, and removing one after a later failure
- * could let another machine take a UUID whose owner is retrying concurrently. Kept in the
- * Kubernetes API when the cluster has one, in a local directory when it has none.
+ * Where bindings live: write-once keys (docs/cluster-store.md), written several at a time in one
+ * transaction. The join service never deletes one: a bind is not a key release, and removing one after
+ * a later failure could let another machine take a UUID whose owner is retrying concurrently.
+ *
+ * <p>An interface because two implementations exist: {@link EtcdBindingStore}, the cluster store every
+ * join service shares, and an in-memory test double with the same transaction semantics (unit tests, and
+ * the benchmark's baseline). Every failure to reach the store is a {@link Refusal} with gRPC UNAVAILABLE
+ * whose message names the cluster store and carries no key and no value.
  */
 public interface BindingStore {
-    enum Kind {
-        /** disk UUID → AK name (hex) of the machine that owns it. */
-        DISK("disk", "akName"),
-        /** node name → AK name (hex) of the machine that owns it. */
-        NODE("node", "akName"),
-        /** AK name (hex) → the UUID of the one state disk that machine owns. */
-        MACHINE_DISK("machine-disk", "diskUuid"),
-        /** AK name (hex) → the one node name that machine owns. */
-        MACHINE_NODE("machine-node", "nodeName"),
-        /** AK name (hex) → the one role (control-plane or worker) that machine joined in. */
-        MACHINE_ROLE("machine-role", "role");
+    /** What a create-all transaction did: wrote every key, or none. */
+    sealed interface CreateOutcome permits AllCreated, NoneCreated {
+    }
 
-        private final String label;
-        private final String valueName;
-
-        Kind(String label, String valueName) {
-            this.label = label;
-            this.valueName = valueName;
-        }
-
-        /** Object and file name prefix, and label value. */
-        public String label() {
-            return label;
-        }
-
-        /** What the bound value is, as the ConfigMap's data key. */
-        public String valueName() {
-            return valueName;
-        }
+    /** Every key was absent (and the guard held): all are written now. */
+    record AllCreated() implements CreateOutcome {
     }
 
     /**
-     * Binds {@code key} to {@code value} unless the key is already bound.
-     *
-     * @return the value the key is bound to now: {@code value}, or what an earlier bind stored
+     * Nothing was written. {@code present} holds every requested key that exists, with its value, read
+     * in the same transaction; {@code controlPlanesChanged}: a control plane was admitted after the
+     * guard's revision (the guard refused; the keys alone may have refused too).
      */
-    String bind(Kind kind, String key, String value) throws Refusal;
+    record NoneCreated(Map<BindingKey, String> present, boolean controlPlanesChanged) implements CreateOutcome {
+        public NoneCreated {
+            present = Map.copyOf(present);
+        }
+    }
 
-    /** The value the key is bound to, if any. */
-    Optional<String> lookup(Kind kind, String key) throws Refusal;
+    /** How many control planes are admitted (keys under {@link BindingKey#CONTROL_PLANES}), counted at {@code revision}. */
+    record Admitted(long count, long revision) {
+    }
+
+    /**
+     * One transaction, one round trip: writes every binding if every key is absent and, with
+     * {@code controlPlanesUnchangedSince}, no control plane was admitted after that revision; otherwise
+     * writes nothing and returns the current values of the keys that exist.
+     */
+    CreateOutcome createAll(Map<BindingKey, String> bindings, OptionalLong controlPlanesUnchangedSince) throws Refusal;
+
+    /** The value bound to {@code key}, if any. One round trip. */
+    Optional<String> lookup(BindingKey key) throws Refusal;
+
+    /** The control planes admitted so far and the revision they were counted at. One round trip. */
+    Admitted controlPlanes() throws Refusal;
+
+    /** Round trips to the store so far (every attempt at every member), for tests and benchmarks. */
+    long roundTrips();
 }

@@ -15,9 +15,11 @@ import org.slf4j.LoggerFactory;
  * Binds the init node's node name and disks (state disk first, then data volumes) to its AK at
  * start-up, before the join service serves: the init node derived its disk key itself and never
  * joined, so without this the first attested caller naming its disk UUID or node name would be
- * given that disk's key or that node's name. Eager ({@link Context}) and a dependency of the
- * endpoint, so no call is answered before the claim succeeded; idempotent across restarts; if
- * another machine already holds any of them the service refuses to start.
+ * given that disk's key or that node's name. In the same transaction: its role, its control-plane
+ * place and the cluster's control-plane limit ({@code sextant.join.control-planes}). Eager
+ * ({@link Context}) and a dependency of the endpoint, so no call is answered before the claim
+ * succeeded; idempotent across restarts (and across the join services of several control planes);
+ * if another machine already holds any of them, or etcd does not answer, the service refuses to start.
  *
  * <p>Settings: {@code sextant.join.init-node.ak-name} (hex of the TPM AK name),
  * {@code sextant.join.init-node.node-name}, {@code sextant.join.init-node.disk-uuids} (comma list).
@@ -37,9 +39,13 @@ public class InitNodeClaim {
         }
         InitNode n = node.get();
         try {
-            bindings.claimNode(n.akName(), n.diskUuids().get(0), n.nodeName());
-            bindings.claimRole(n.akName(), "control-plane");
-            bindings.claimDataVolumes(n.akName(), n.diskUuids().subList(1, n.diskUuids().size()));
+            bindings.claimInitNode(new MachineClaim(HexFormat.of().formatHex(n.akName()), true, n.diskUuids().get(0),
+                    n.nodeName(), n.diskUuids().subList(1, n.diskUuids().size())));
+            int limit = bindings.controlPlaneLimit();
+            if (limit != config.controlPlanes()) {
+                LOG.warn("the cluster admits {} control planes (written at its first init); {}={} is not used",
+                        limit, JoinServiceConfig.CONTROL_PLANES, config.controlPlanes());
+            }
         } catch (Refusal r) {
             throw new IllegalStateException("cannot bind the init node " + n.nodeName() + " to its AK before serving: "
                     + r.getMessage(), r);

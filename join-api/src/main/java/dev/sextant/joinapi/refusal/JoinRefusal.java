@@ -18,6 +18,15 @@ public enum JoinRefusal implements Refusal.Reason {
     NODE_NAME_TAKEN(Status.Code.ALREADY_EXISTS),
     /** This machine already joined in another role (a worker asking to be a control plane): one role per AK. */
     ONE_ROLE_PER_MACHINE(Status.Code.PERMISSION_DENIED),
+    /**
+     * A control plane's first join when the cluster admits no more ({@code sextant init --control-planes}).
+     * FAILED_PRECONDITION, not RESOURCE_EXHAUSTED: no retry will find a place (admitted control planes
+     * are never removed by the join service), only an operator changing the cluster can; gRPC's own
+     * guide reserves RESOURCE_EXHAUSTED for quotas and load, which clients retry.
+     */
+    CONTROL_PLANE_LIMIT_REACHED(Status.Code.FAILED_PRECONDITION),
+    /** etcd did not answer, or the bindings kept changing under a join: the node retries. */
+    CLUSTER_STORE_UNAVAILABLE(Status.Code.UNAVAILABLE),
     KMS_UNAVAILABLE(Status.Code.UNAVAILABLE),
     KUBERNETES_UNAVAILABLE(Status.Code.UNAVAILABLE),
     INTERNAL(Status.Code.INTERNAL);

@@ -6,6 +6,7 @@ import com.google.protobuf.ByteString;
 import com.google.protobuf.UnsafeByteOperations;
 import dev.sextant.grpcsupport.Refusal;
 import dev.sextant.joinapi.binding.Bindings;
+import dev.sextant.joinapi.binding.MachineClaim;
 import dev.sextant.joinapi.keyservice.JoinKeys;
 import dev.sextant.joinapi.keyservice.KeyServiceClient;
 import dev.sextant.joinapi.plan.KubernetesJoinPlan;
@@ -24,9 +25,10 @@ import org.slf4j.LoggerFactory;
 /**
  * Issues join and rejoin tickets to an attested machine (its AK name). The order is what keeps
  * failures clean: all input checks first (the Kubernetes plan's too); then the KMS keys (nothing
- * written yet, so a KMS outage leaves nothing behind); then the bindings (the only state that
- * outlives a failure, and only ever in favour of this AK); then the plan's signing, with the
- * bootstrap token last, so no token exists for a ticket that was not returned. The member
+ * written yet, so a KMS outage leaves nothing behind); then the bindings, one transaction (the only
+ * state that outlives a later failure, and only ever in favour of this AK; a refused claim writes
+ * none of them, one whose answer etcd lost all or none); then the plan's signing, with the bootstrap
+ * token last, so no token exists for a ticket that was not returned. The member
  * certificate is signed after the bindings too: it names the node name and role just bound to
  * this AK, and no other.
  */
@@ -56,8 +58,7 @@ public class TicketIssuer {
         KubernetesJoinPlan.Checked plan = kubernetes.check(request, nodeName);
 
         JoinKeys keys = kms.joinKeys(uuid);
-        bindings.claimNode(akName, uuid, nodeName);
-        bindings.claimRole(akName, request.getControlPlane() ? "control-plane" : "worker");
+        bindings.claim(MachineClaim.joining(akName, request.getControlPlane(), uuid, nodeName));
 
         IssueJoinTicketResponse.Builder ticket = IssueJoinTicketResponse.newBuilder()
                 .setStateDiskKey(UnsafeByteOperations.unsafeWrap(keys.diskKey()))

@@ -8,8 +8,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.google.protobuf.ByteString;
 import dev.sextant.joinapi.TestCaller;
 import dev.sextant.joinapi.TestCluster;
-import dev.sextant.joinapi.binding.BindingStore;
-import dev.sextant.joinapi.binding.KubernetesBindingStore;
+import dev.sextant.joinapi.binding.BindingKey;
+import dev.sextant.joinapi.binding.InMemoryBindingStoreDouble;
 import dev.sextant.keys.KeyDerivation;
 import dev.sextant.keys.member.MemberCertificate;
 import dev.sextant.keys.member.MemberKey;
@@ -56,6 +56,9 @@ class MemberCertificateAttacksTest implements TestPropertyProvider {
     @Inject
     @GrpcChannel(GrpcServerChannel.NAME)
     ManagedChannel channel;
+
+    @Inject
+    InMemoryBindingStoreDouble store;
 
     @Override
     public Map<String, String> getProperties() {
@@ -123,7 +126,7 @@ class MemberCertificateAttacksTest implements TestPropertyProvider {
         as("climber").issueJoinTicket(join(disk, "worker-climb", key, false));
         refused(Status.Code.PERMISSION_DENIED, "already joined as worker and may not join as control-plane",
                 () -> as("climber").issueJoinTicket(join(disk, "worker-climb", key, true)));
-        assertEquals(Optional.of("worker"), owner(BindingStore.Kind.MACHINE_ROLE, HexFormat.of().formatHex(TestCaller.ak("climber"))));
+        assertEquals(Optional.of("worker"), store.lookup(BindingKey.machineRole(HexFormat.of().formatHex(TestCaller.ak("climber")))));
     }
 
     private JoinServiceBlockingStub as(String machine) {
@@ -139,19 +142,15 @@ class MemberCertificateAttacksTest implements TestPropertyProvider {
         return UUID.randomUUID().toString();
     }
 
-    private Optional<String> owner(BindingStore.Kind kind, String key) throws Exception {
-        return new KubernetesBindingStore(cluster.kube.client(), "kube-system").lookup(kind, key);
-    }
-
     /**
-     * Names of the bindings in the store that name this machine's AK, or the disk or node name it
-     * asked for, as the bound key or as the bound value: every kind, forward and reverse.
+     * The keys in the store that name this machine's AK, or the disk or node name it asked for, in the
+     * key or as the bound value: every kind, forward and reverse.
      */
-    private List<String> bindingsNaming(String machine, String disk, String node) throws Exception {
+    private List<String> bindingsNaming(String machine, String disk, String node) {
         Set<String> named = Set.of(HexFormat.of().formatHex(TestCaller.ak(machine)), disk, node);
-        return cluster.kube.bindings().stream()
-                .filter(b -> b.getData() != null && b.getData().values().stream().anyMatch(named::contains))
-                .map(b -> b.getMetadata().getName()).toList();
+        return store.snapshot().entrySet().stream()
+                .filter(b -> named.contains(b.getValue()) || Arrays.stream(b.getKey().split("/")).anyMatch(named::contains))
+                .map(Map.Entry::getKey).toList();
     }
 
     private static void refused(Status.Code code, String message, Executable call) {
