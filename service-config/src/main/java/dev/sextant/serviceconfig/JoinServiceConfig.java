@@ -18,7 +18,6 @@ import java.util.Properties;
  * defaults), so a writer and the reader cannot drift apart.
  *
  * @param ports               gRPC and management ports (absent: the service's defaults)
- * @param recordsDir          where bindings are kept when Kubernetes is absent
  * @param etcd                the cluster store: bindings and everything the service must not forget
  * @param kms                 the KMS the join service asks for disk keys
  * @param atls                attested TLS, and the TPM the service attests itself with
@@ -41,7 +40,6 @@ import java.util.Properties;
  */
 public record JoinServiceConfig(
         ServerPorts ports,
-        Path recordsDir,
         Etcd etcd,
         Kms kms,
         Atls atls,
@@ -60,7 +58,6 @@ public record JoinServiceConfig(
         int controlPlanes) {
 
     public static final String PREFIX = "sextant.join.";
-    public static final String RECORDS_DIR = PREFIX + "records-dir";
     public static final String ETCD_ENDPOINTS = PREFIX + "etcd.endpoints";
     public static final String ETCD_CA_FILE = PREFIX + "etcd.ca-file";
     public static final String ETCD_CERT_FILE = PREFIX + "etcd.cert-file";
@@ -101,7 +98,7 @@ public record JoinServiceConfig(
      * not among them: Micronaut binds its servers itself (and a test's random port is -1).
      */
     public static final List<String> KEYS = List.of(
-            RECORDS_DIR, ETCD_ENDPOINTS, ETCD_CA_FILE, ETCD_CERT_FILE, ETCD_KEY_FILE, ETCD_DEADLINE, KMS_ENDPOINT, KMS_DEADLINE, ATLS_ENABLED, ATLS_SERVER_TPM, ATLS_SERVER_EVENT_LOG,
+            ETCD_ENDPOINTS, ETCD_CA_FILE, ETCD_CERT_FILE, ETCD_KEY_FILE, ETCD_DEADLINE, KMS_ENDPOINT, KMS_DEADLINE, ATLS_ENABLED, ATLS_SERVER_TPM, ATLS_SERVER_EVENT_LOG,
             KUBERNETES_ENABLED, KUBERNETES_DISTRIBUTION, KUBERNETES_BASE_PATH, KUBERNETES_NAMESPACE, KUBERNETES_TIMEOUT,
             API_SERVER_ENDPOINT, KUBERNETES_VERSION, MEASUREMENT_SALT_FILE, TOKEN_TTL, MEMBER_CERTIFICATE_VALIDITY, CA_CERT_FILE, CA_KEY_FILE,
             CONTROL_PLANE_DIR, MEASUREMENTS_FILE, MEASUREMENTS_PUBLIC_KEY_FILE, MEASUREMENTS_POLL_INTERVAL,
@@ -109,7 +106,6 @@ public record JoinServiceConfig(
 
     public JoinServiceConfig {
         Objects.requireNonNull(ports, "ports");
-        Objects.requireNonNull(recordsDir, "recordsDir");
         Objects.requireNonNull(etcd, "etcd");
         Objects.requireNonNull(kms, "kms");
         Objects.requireNonNull(atls, "atls");
@@ -203,7 +199,7 @@ public record JoinServiceConfig(
     }
 
     /**
-     * @param enabled      false: a control plane without Kubernetes (bindings in {@code recordsDir},
+     * @param enabled      false: a control plane without Kubernetes (bindings in etcd as always,
      *                     no bootstrap tokens)
      * @param basePath     the API server's URL; absent: the in-cluster service account
      */

@@ -14,12 +14,11 @@ import java.util.Optional;
 
 /**
  * Changes settings of a {@link JoinServiceConfig} by name ({@code config.toBuilder().kms(...).build()}):
- * the record's eighteen components are too many to pass in order. {@link #build} checks the result as
+ * the record's seventeen components are too many to pass in order. {@link #build} checks the result as
  * the record's constructor does.
  */
 public final class JoinServiceConfigBuilder {
     private ServerPorts ports;
-    private Path recordsDir;
     private Etcd etcd;
     private Kms kms;
     private Atls atls;
@@ -39,7 +38,6 @@ public final class JoinServiceConfigBuilder {
 
     JoinServiceConfigBuilder(JoinServiceConfig from) {
         ports = from.ports();
-        recordsDir = from.recordsDir();
         etcd = from.etcd();
         kms = from.kms();
         atls = from.atls();
@@ -60,11 +58,6 @@ public final class JoinServiceConfigBuilder {
 
     public JoinServiceConfigBuilder ports(ServerPorts value) {
         ports = value;
-        return this;
-    }
-
-    public JoinServiceConfigBuilder recordsDir(Path value) {
-        recordsDir = value;
         return this;
     }
 
@@ -151,7 +144,7 @@ public final class JoinServiceConfigBuilder {
     }
 
     public JoinServiceConfig build() {
-        return new JoinServiceConfig(ports, recordsDir, etcd, kms, atls, kubernetes, apiServerEndpoint, kubernetesVersion,
+        return new JoinServiceConfig(ports, etcd, kms, atls, kubernetes, apiServerEndpoint, kubernetesVersion,
                 measurementSaltFile, tokenTtl, memberCertificateValidity, ca, controlPlaneDir, measurements, ekCaFile,
                 insecureTrustAnyAk, initNode, controlPlanes);
     }

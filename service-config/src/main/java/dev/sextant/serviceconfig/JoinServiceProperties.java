@@ -26,7 +26,6 @@ import static dev.sextant.serviceconfig.JoinServiceConfig.*;
  */
 final class JoinServiceProperties {
     // The defaults are the paths of the Kubernetes pod (join-service-daemonset.yaml mounts them there).
-    static final String DEFAULT_RECORDS_DIR = "/var/lib/sextant/join-records";
     static final String DEFAULT_ETCD_ENDPOINTS = "https://127.0.0.1:2379";
     static final String DEFAULT_ETCD_CA_FILE = "/var/config/etcd/ca.crt";
     static final String DEFAULT_ETCD_CERT_FILE = "/var/config/etcd/client.crt";
@@ -61,7 +60,6 @@ final class JoinServiceProperties {
         Optional<Path> ekCa = r.path(EK_CA_FILE).or(() -> insecureAnyAk ? Optional.empty() : Optional.of(Path.of(DEFAULT_EK_CA_FILE)));
         return new JoinServiceConfig(
                 ServerPorts.from(r),
-                r.path(RECORDS_DIR, DEFAULT_RECORDS_DIR),
                 new Etcd(Arrays.stream(r.text(ETCD_ENDPOINTS, DEFAULT_ETCD_ENDPOINTS).split(",")).map(String::strip)
                         .filter(e -> !e.isEmpty()).toList(),
                         r.path(ETCD_CA_FILE, DEFAULT_ETCD_CA_FILE), r.path(ETCD_CERT_FILE, DEFAULT_ETCD_CERT_FILE),
@@ -107,7 +105,6 @@ final class JoinServiceProperties {
     static Map<String, String> write(JoinServiceConfig c) {
         Map<String, String> p = new TreeMap<>();
         c.ports().putInto(p);
-        p.put(RECORDS_DIR, c.recordsDir().toString());
         p.put(ETCD_ENDPOINTS, String.join(",", c.etcd().endpoints()));
         p.put(ETCD_CA_FILE, c.etcd().caFile().toString());
         p.put(ETCD_CERT_FILE, c.etcd().certFile().toString());

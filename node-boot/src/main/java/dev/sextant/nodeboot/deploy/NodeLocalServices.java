@@ -158,8 +158,7 @@ public final class NodeLocalServices implements Deployer {
         NodeLocalClusterCa ca = NodeLocalClusterCa.create(dir);
 
         JoinServiceConfig defaults = JoinServiceConfig.defaults();
-        // No Kubernetes: tickets carry no bootstrap token. The records dir stays until the join service keeps its
-        // bindings in etcd alone (issue 37).
+        // No Kubernetes: tickets carry no bootstrap token; bindings go to this node's etcd member.
         JoinServiceConfig.Kubernetes noKubernetes = new JoinServiceConfig.Kubernetes(false,
                 defaults.kubernetes().distribution(), Optional.empty(), defaults.kubernetes().namespace(),
                 defaults.kubernetes().timeout());
@@ -167,7 +166,6 @@ public final class NodeLocalServices implements Deployer {
         return defaults.toBuilder()
                 .ports(new ServerPorts(Optional.of(settings.joinPort()), Optional.empty()))
                 .kubernetes(noKubernetes)
-                .recordsDir(dir.resolve("records"))
                 .kms(new JoinServiceConfig.Kms("127.0.0.1:" + settings.kmsPort(), defaults.kms().deadline()))
                 .apiServerEndpoint(input.apiServerEndpoint())
                 .measurementSaltFile(salt)
