@@ -31,6 +31,9 @@ import java.util.stream.Collectors;
  * which TestEtcdCluster's one-at-a-time start cannot do; its certificates, ports and clients serve here.
  */
 public final class TestClusterStore implements AutoCloseable {
+    /** How long a join service of {@link #joinService} waits for each member's answer. */
+    public static final Duration JOIN_SERVICE_DEADLINE = Duration.ofSeconds(2);
+
     private static final Path SHM = Path.of("/dev/shm");
 
     private final Path dir;
@@ -110,6 +113,11 @@ public final class TestClusterStore implements AutoCloseable {
         running.get(name).stop();
     }
 
+    /** Kills one member (SIGKILL), as a control plane that loses power: no leadership hand-over. */
+    public synchronized void kill(String name) throws InterruptedException {
+        running.get(name).kill();
+    }
+
     /** Starts a stopped member again with its data dir, and waits until it answers. */
     public void restart(String name) throws IOException, InterruptedException {
         EtcdProcess p;
@@ -161,7 +169,7 @@ public final class TestClusterStore implements AutoCloseable {
     public Map<String, String> joinService(TestCluster cluster, String clientName) {
         Map<String, String> p = cluster.properties();
         p.remove(InMemoryBindingStoreDouble.PROPERTY);
-        p.putAll(properties(clientName, Duration.ofSeconds(2)));
+        p.putAll(properties(clientName, JOIN_SERVICE_DEADLINE));
         return p;
     }
 

@@ -229,6 +229,66 @@ class ClusterStoreAttacksTest {
 
     @Test
     @Order(5)
+    @DisplayName("the etcd leader's control plane lost (its member killed) under a join service that asked that member first: first joins go on through the others (the time to the next successful one is printed), and the member started again on its data is a voting member again")
+    void leaderLost() throws Exception {
+        String leader = leaderName();
+        Map<String, Object> leaderFirst = properties("join-d", INIT_AK);
+        List<String> urls = new ArrayList<>(List.of(((String) leaderFirst.get(JoinServiceConfig.ETCD_ENDPOINTS)).split(",")));
+        String leaderUrl = etcd.etcd().member(leader).clientUrl();
+        urls.remove(leaderUrl);
+        urls.add(0, leaderUrl);
+        leaderFirst.put(JoinServiceConfig.ETCD_ENDPOINTS, String.join(",", urls));
+        try (ApplicationContext service = ApplicationContext.run(leaderFirst, "test")) {
+            GrpcEmbeddedServer server = service.getBean(GrpcEmbeddedServer.class);
+            server.start();
+            ManagedChannel channel = NettyChannelBuilder.forAddress("127.0.0.1", server.getPort()).usePlaintext().build();
+            channels.add(channel);
+            int s = channels.size() - 1;
+            assertTrue(join(s, "before-leader-lost", newUuid(), "before-leader-lost", false).isOk());
+
+            etcd.kill(leader);
+            Instant lost = Instant.now();
+            String machine = "after-leader-lost";
+            String disk = newUuid();
+            Status status = join(s, machine, disk, machine, false);
+            while (!status.isOk()) {
+                assertEquals(Status.Code.UNAVAILABLE, status.getCode(), status.toString());
+                assertTrue(Duration.between(lost, Instant.now()).compareTo(Duration.ofSeconds(60)) < 0,
+                        "no first join within 60 s of losing the leader: " + status + "\n" + etcd.logs());
+                Thread.sleep(100);
+                status = join(s, machine, disk, machine, false);
+            }
+            Duration took = Duration.between(lost, Instant.now());
+            System.out.printf("ClusterStoreAttacksTest: etcd leader %s killed -> next successful first join: %.2f s "
+                    + "(the join service waits %d s for each member)%n", leader, took.toMillis() / 1000.0,
+                    TestClusterStore.JOIN_SERVICE_DEADLINE.toSeconds());
+            assertEquals(Optional.of(ak(machine)), admin.get(V1 + "bindings/disk/" + disk));
+        }
+
+        etcd.restart(leader);
+        String endpoint = etcd.etcd().member(leader).clientEndpoint();
+        Instant deadline = Instant.now().plusSeconds(30);
+        while (admin.status(endpoint).learner() || admin.status(endpoint).raftAppliedIndex() < admin.status(
+                etcd.etcd().member(leaderName()).clientEndpoint()).raftAppliedIndex()) {
+            assertTrue(Instant.now().isBefore(deadline), leader + " did not catch up within 30 s:\n" + etcd.logs());
+            Thread.sleep(100);
+        }
+        assertEquals(3, admin.members().stream().filter(m -> !m.learner()).count(), "three voting members again");
+    }
+
+    /** The name of the member the others follow. */
+    private String leaderName() {
+        for (String name : etcd.memberNames()) {
+            var status = admin.status(etcd.etcd().member(name).clientEndpoint());
+            if (status.memberId() == status.leaderId()) {
+                return name;
+            }
+        }
+        throw new AssertionError("no member leads:\n" + etcd.logs());
+    }
+
+    @Test
+    @Order(6)
     @DisplayName("etcd without quorum (two of three members stopped): the join is refused UNAVAILABLE naming the cluster store, and after quorum returns nothing of that attempt is bound")
     void lostQuorum() throws Exception {
         List<String> members = etcd.memberNames();
