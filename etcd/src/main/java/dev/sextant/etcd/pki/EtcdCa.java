@@ -52,6 +52,10 @@ public final class EtcdCa {
     /** The KMS key id of the seed. */
     public static final String KEY_ID = "etcd-ca";
     public static final X500Name SUBJECT = new X500Name("CN=sextant etcd CA");
+    /**
+     * A fixed validity, not the issuing clock: every control plane derives the CA certificate on its own
+     * and must get the same bytes, so nothing in it may depend on when or where it was made.
+     */
     public static final Instant NOT_BEFORE = Instant.parse("2026-01-01T00:00:00Z");
     /** RFC 5280 4.1.2.5: 99991231235959Z for a certificate with no well-defined expiration. */
     public static final Instant NOT_AFTER = Instant.parse("9999-12-31T23:59:59Z");
