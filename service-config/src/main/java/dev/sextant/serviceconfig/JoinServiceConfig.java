@@ -37,6 +37,9 @@ import java.util.Properties;
  * @param initNode            what the init node owns, bound to its AK before the service serves
  * @param controlPlanes       the most control planes the cluster admits ({@code sextant init --control-planes});
  *                            the init node writes it to etcd, where every join service reads it
+ * @param masterSecret        the KMS's master secret files, which a control plane's join service hands to a
+ *                            joining control plane (its ticket's {@code ControlPlaneJoin}); absent: this
+ *                            service admits no control plane
  */
 public record JoinServiceConfig(
         ServerPorts ports,
@@ -55,7 +58,8 @@ public record JoinServiceConfig(
         Optional<Path> ekCaFile,
         boolean insecureTrustAnyAk,
         Optional<InitNode> initNode,
-        int controlPlanes) {
+        int controlPlanes,
+        Optional<MasterSecret> masterSecret) {
 
     public static final String PREFIX = "sextant.join.";
     public static final String ETCD_ENDPOINTS = PREFIX + "etcd.endpoints";
@@ -90,6 +94,8 @@ public record JoinServiceConfig(
     public static final String INIT_NODE_NODE_NAME = PREFIX + "init-node.node-name";
     public static final String INIT_NODE_DISK_UUIDS = PREFIX + "init-node.disk-uuids";
     public static final String CONTROL_PLANES = PREFIX + "control-planes";
+    public static final String MASTER_SECRET_FILE = PREFIX + "master-secret.file";
+    public static final String MASTER_SECRET_SALT_FILE = PREFIX + "master-secret.salt-file";
     /** Every control plane is an etcd voter; etcd advises against more than seven. */
     public static final int MAX_CONTROL_PLANES = 7;
 
@@ -102,7 +108,8 @@ public record JoinServiceConfig(
             KUBERNETES_ENABLED, KUBERNETES_DISTRIBUTION, KUBERNETES_BASE_PATH, KUBERNETES_NAMESPACE, KUBERNETES_TIMEOUT,
             API_SERVER_ENDPOINT, KUBERNETES_VERSION, MEASUREMENT_SALT_FILE, TOKEN_TTL, MEMBER_CERTIFICATE_VALIDITY, CA_CERT_FILE, CA_KEY_FILE,
             CONTROL_PLANE_DIR, MEASUREMENTS_FILE, MEASUREMENTS_PUBLIC_KEY_FILE, MEASUREMENTS_POLL_INTERVAL,
-            EK_CA_FILE, INSECURE_TRUST_ANY_AK, INIT_NODE_AK_NAME, INIT_NODE_NODE_NAME, INIT_NODE_DISK_UUIDS, CONTROL_PLANES);
+            EK_CA_FILE, INSECURE_TRUST_ANY_AK, INIT_NODE_AK_NAME, INIT_NODE_NODE_NAME, INIT_NODE_DISK_UUIDS, CONTROL_PLANES,
+            MASTER_SECRET_FILE, MASTER_SECRET_SALT_FILE);
 
     public JoinServiceConfig {
         Objects.requireNonNull(ports, "ports");
@@ -122,6 +129,7 @@ public record JoinServiceConfig(
         Objects.requireNonNull(measurements, "measurements");
         Objects.requireNonNull(ekCaFile, "ekCaFile");
         Objects.requireNonNull(initNode, "initNode");
+        Objects.requireNonNull(masterSecret, "masterSecret");
         if (controlPlanes < 1 || controlPlanes > MAX_CONTROL_PLANES) {
             throw new ConfigException(CONTROL_PLANES + " must be between 1 and " + MAX_CONTROL_PLANES + ", got " + controlPlanes);
         }
@@ -227,6 +235,14 @@ public record JoinServiceConfig(
             Objects.requireNonNull(file, "file");
             Objects.requireNonNull(publicKeyFile, "publicKeyFile");
             Objects.requireNonNull(pollInterval, "pollInterval");
+        }
+    }
+
+    /** The files the KMS derives every key from (the same files: a control plane's KMS and join service share them). */
+    public record MasterSecret(Path file, Path saltFile) {
+        public MasterSecret {
+            Objects.requireNonNull(file, "file");
+            Objects.requireNonNull(saltFile, "saltFile");
         }
     }
 

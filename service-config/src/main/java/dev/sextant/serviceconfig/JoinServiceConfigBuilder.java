@@ -34,6 +34,7 @@ public final class JoinServiceConfigBuilder {
     private Optional<Path> ekCaFile;
     private boolean insecureTrustAnyAk;
     private Optional<InitNode> initNode;
+    private Optional<JoinServiceConfig.MasterSecret> masterSecret;
     private int controlPlanes;
 
     JoinServiceConfigBuilder(JoinServiceConfig from) {
@@ -53,6 +54,7 @@ public final class JoinServiceConfigBuilder {
         ekCaFile = from.ekCaFile();
         insecureTrustAnyAk = from.insecureTrustAnyAk();
         initNode = from.initNode();
+        masterSecret = from.masterSecret();
         controlPlanes = from.controlPlanes();
     }
 
@@ -133,6 +135,11 @@ public final class JoinServiceConfigBuilder {
         return this;
     }
 
+    public JoinServiceConfigBuilder masterSecret(Optional<JoinServiceConfig.MasterSecret> value) {
+        masterSecret = value;
+        return this;
+    }
+
     public JoinServiceConfigBuilder initNode(Optional<InitNode> value) {
         initNode = value;
         return this;
@@ -146,6 +153,6 @@ public final class JoinServiceConfigBuilder {
     public JoinServiceConfig build() {
         return new JoinServiceConfig(ports, etcd, kms, atls, kubernetes, apiServerEndpoint, kubernetesVersion,
                 measurementSaltFile, tokenTtl, memberCertificateValidity, ca, controlPlaneDir, measurements, ekCaFile,
-                insecureTrustAnyAk, initNode, controlPlanes);
+                insecureTrustAnyAk, initNode, controlPlanes, masterSecret);
     }
 }

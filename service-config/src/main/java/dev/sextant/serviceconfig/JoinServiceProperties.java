@@ -7,6 +7,7 @@ import dev.sextant.serviceconfig.JoinServiceConfig.Etcd;
 import dev.sextant.serviceconfig.JoinServiceConfig.InitNode;
 import dev.sextant.serviceconfig.JoinServiceConfig.Kms;
 import dev.sextant.serviceconfig.JoinServiceConfig.Kubernetes;
+import dev.sextant.serviceconfig.JoinServiceConfig.MasterSecret;
 import dev.sextant.serviceconfig.JoinServiceConfig.Measurements;
 
 import java.nio.file.Path;
@@ -83,7 +84,17 @@ final class JoinServiceProperties {
                 ekCa,
                 insecureAnyAk,
                 initNode(r),
-                r.integer(CONTROL_PLANES, DEFAULT_CONTROL_PLANES));
+                r.integer(CONTROL_PLANES, DEFAULT_CONTROL_PLANES),
+                masterSecret(r));
+    }
+
+    private static Optional<MasterSecret> masterSecret(PropertyReader r) {
+        Optional<Path> file = r.path(MASTER_SECRET_FILE);
+        Optional<Path> salt = r.path(MASTER_SECRET_SALT_FILE);
+        if (file.isPresent() != salt.isPresent()) {
+            throw new ConfigException(MASTER_SECRET_FILE + " and " + MASTER_SECRET_SALT_FILE + " must be set together");
+        }
+        return file.map(f -> new MasterSecret(f, salt.get()));
     }
 
     private static Optional<InitNode> initNode(PropertyReader r) {
@@ -143,6 +154,10 @@ final class JoinServiceProperties {
             p.put(INIT_NODE_DISK_UUIDS, String.join(",", n.diskUuids()));
         });
         p.put(CONTROL_PLANES, Integer.toString(c.controlPlanes()));
+        c.masterSecret().ifPresent(m -> {
+            p.put(MASTER_SECRET_FILE, m.file().toString());
+            p.put(MASTER_SECRET_SALT_FILE, m.saltFile().toString());
+        });
         return p;
     }
 }

@@ -26,6 +26,14 @@ class JoinServiceConfigTest {
         assertTrue(c.atls().enabled());
         assertTrue(c.atls().serverTpm().isEmpty());
         assertTrue(c.initNode().isEmpty());
+        assertTrue(c.masterSecret().isEmpty(), "a join service admits control planes only when given the master secret");
+    }
+
+    @Test
+    void theMasterSecretIsNamedByBothFilesOrNotAtAll() {
+        ConfigException half = assertThrows(ConfigException.class,
+                () -> JoinServiceConfig.from(Map.of(JoinServiceConfig.MASTER_SECRET_FILE, "/s/kms/mastersecret")));
+        assertTrue(half.getMessage().contains("must be set together"), half.getMessage());
     }
 
     @Test
@@ -38,6 +46,7 @@ class JoinServiceConfigTest {
                 .apiServerEndpoint("10.0.0.1:6443")
                 .initNode(Optional.of(new JoinServiceConfig.InitNode("000b" + "ab".repeat(32), "control-plane-0",
                         List.of("6f1c3e0a-1b2c-4d5e-8f90-123456789abc"))))
+                .masterSecret(Optional.of(new JoinServiceConfig.MasterSecret(Path.of("/s/kms/mastersecret"), Path.of("/s/kms/salt"))))
                 .build();
         assertEquals(c, JoinServiceConfig.from(c.toProperties()));
         Properties p = new Properties();
