@@ -24,12 +24,15 @@ import java.util.TreeMap;
  * errors. A set read from JSON is operator input and must cover every PCR the boot chain and the
  * node lock measure ({@link #REQUIRED_PCRS}): a file that leaves one out would silently accept any
  * value there (a changed kernel command line in 12, an unlocked or foreign node in 15). Sets built
- * in code are not held to this (the node builds partial sets), only what is parsed.
+ * in code are not held to this (the node builds partial sets), only what is parsed. For the same reason a
+ * required PCR may not be {@code warnOnly}: a mismatch there would pass with a warning.
  */
 final class MeasurementsJson {
     static final int MAX_BYTES = 64 * 1024;
     /** UKI and its sections (4, 11), the boot loader's view of the ESP (9), command line and credentials (12), sysexts (13), node lock (15). */
     static final java.util.List<Integer> REQUIRED_PCRS = java.util.List.of(4, 9, 11, 12, 13, 15);
+    private static final String REQUIRED_LIST = REQUIRED_PCRS.stream().map(String::valueOf)
+            .collect(java.util.stream.Collectors.joining(", "));
     /** Configured once and never changed: ObjectMapper is thread-safe for reading and writing. */
     private static final ObjectMapper MAPPER = JsonMapper.builder()
             .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION)
@@ -71,8 +74,7 @@ final class MeasurementsJson {
         java.util.List<Integer> missing = REQUIRED_PCRS.stream().filter(pcr -> !values.containsKey(pcr)).toList();
         if (!missing.isEmpty()) {
             throw new MeasurementsException("measurements file lacks PCR " + missing.stream().map(String::valueOf)
-                    .collect(java.util.stream.Collectors.joining(", ")) + ": a measurement set must cover PCR "
-                    + REQUIRED_PCRS.stream().map(String::valueOf).collect(java.util.stream.Collectors.joining(", ")));
+                    .collect(java.util.stream.Collectors.joining(", ")) + ": a measurement set must cover PCR " + REQUIRED_LIST);
         }
         return new VersionedMeasurements(version, new Measurements(variant, values));
     }
@@ -110,7 +112,13 @@ final class MeasurementsJson {
         if (warn != null && !warn.isBoolean()) {
             throw new MeasurementsException(where + ": \"warnOnly\" must be true or false");
         }
-        return new ExpectedValue(HexFormat.of().parseHex(hex.asText()), warn != null && warn.booleanValue());
+        boolean warnOnly = warn != null && warn.booleanValue();
+        // A required PCR that only warns is one left out: any boot chain or node lock would pass.
+        if (warnOnly && REQUIRED_PCRS.contains(Integer.parseInt(pcr))) {
+            throw new MeasurementsException(where + ": \"warnOnly\" is refused on PCR " + REQUIRED_LIST
+                    + ", which must match exactly");
+        }
+        return new ExpectedValue(HexFormat.of().parseHex(hex.asText()), warnOnly);
     }
 
     private static ObjectNode object(JsonNode node, String where) throws MeasurementsException {

@@ -33,7 +33,7 @@ class MeasurementsFileTest {
 
         MeasurementsFile.sign(file, pem(keys.getPrivate()));
 
-        assertEquals(6, MeasurementsFile.verify(file, pem(keys.getPublic())).measurements().size());
+        assertEquals(7, MeasurementsFile.verify(file, pem(keys.getPublic())).measurements().size());
     }
 
     @Test

@@ -22,11 +22,12 @@ class MeasurementsTest {
             {"variant": "qemu-vtpm", "measurements": {
               "4": {"expected": "%s"},
               "9": {"expected": "%s", "warnOnly": false},
-              "11": {"expected": "%s", "warnOnly": true},
+              "11": {"expected": "%s"},
               "12": {"expected": "%s"},
               "13": {"expected": "%s"},
+              "14": {"expected": "%s", "warnOnly": true},
               "15": {"expected": "%s"}}}
-            """.formatted(A, A, C, ZERO, ZERO, ZERO);
+            """.formatted(A, A, C, ZERO, ZERO, C, ZERO);
 
     @Test
     @DisplayName("reads variant, expected values and warnOnly flags, and writes them back identically")
@@ -34,8 +35,8 @@ class MeasurementsTest {
         Measurements m = Measurements.parse(VALID.getBytes(StandardCharsets.UTF_8));
 
         assertEquals(Variant.QEMU_VTPM, m.variant());
-        assertEquals(6, m.measurements().size());
-        assertTrue(m.measurements().get(11).warnOnly());
+        assertEquals(7, m.measurements().size());
+        assertTrue(m.measurements().get(14).warnOnly());
         assertEquals(false, m.measurements().get(15).warnOnly());
         assertEquals(new String(m.toJson(), StandardCharsets.UTF_8),
                 new String(Measurements.parse(m.toJson()).toJson(), StandardCharsets.UTF_8));
@@ -51,6 +52,7 @@ class MeasurementsTest {
             PCR 24                          | {"variant":"qemu-vtpm","measurements":{"24":{"expected":"AA"}}}  | outside 0..23
             a negative PCR                  | {"variant":"qemu-vtpm","measurements":{"-1":{"expected":"AA"}}}  | not a PCR index
             a non-boolean warnOnly          | {"variant":"qemu-vtpm","measurements":{"4":{"expected":"AA","warnOnly":"no"}}} | true or false
+            warnOnly on PCR 15              | {"variant":"qemu-vtpm","measurements":{"15":{"expected":"AA","warnOnly":true}}} | PCR 15: "warnOnly" is refused on PCR 4, 9, 11, 12, 13, 15
             broken JSON                     | {"variant":                                                      | not valid JSON
             a duplicate key                 | {"variant":"qemu-vtpm","variant":"qemu-vtpm","measurements":{}}  | not valid JSON
             a JSON array                    | []                                                               | must be a JSON object
@@ -102,11 +104,12 @@ class MeasurementsTest {
         Arrays.fill(other, (byte) 0x12);
 
         byte[] a = java.util.HexFormat.of().parseHex(A);
-        MeasurementComparison result = m.compare(Map.of(4, a, 9, other, 11, zeros, 12, zeros, 13, zeros));
+        byte[] c = java.util.HexFormat.of().parseHex(C);
+        MeasurementComparison result = m.compare(Map.of(4, a, 9, other, 11, c, 12, zeros, 13, zeros, 14, zeros));
 
         assertEquals(2, result.failures().size());
         assertEquals("PCR 9 (sha256) is 1212121212121212… rather than abababababababab…", result.failures().get(0));
         assertEquals("PCR 15 (sha256) is missing from the quote rather than 0000000000000000…", result.failures().get(1));
-        assertEquals("PCR 11 (sha256) is 0000000000000000… rather than cdcdcdcdcdcdcdcd…", result.warnings().get(0));
+        assertEquals("PCR 14 (sha256) is 0000000000000000… rather than cdcdcdcdcdcdcdcd…", result.warnings().get(0));
     }
 }

@@ -126,6 +126,28 @@ class MeasurementsAttacksTest {
         assertTrue(logged().contains("lacks PCR 15"), logged());
     }
 
+    @Test
+    @DisplayName("a validly signed measurement set that marks PCR 15 (or any of 4, 9, 11, 12, 13) warnOnly, so any node lock or boot chain passes with a warning: refused at start and on reload, naming the PCR")
+    void warnOnlyOnARequiredPcr() throws Exception {
+        for (int pcr : new int[] {4, 9, 11, 12, 13, 15}) {
+            TreeMap<Integer, ExpectedValue> values = new TreeMap<>(NODE.measurements().measurements());
+            values.put(pcr, new ExpectedValue(values.get(pcr).expected(), true));
+            byte[] hollow = new VersionedMeasurements(9, new Measurements(NODE.measurements().variant(), values)).toJson();
+
+            publishUnchecked(hollow);
+            MeasurementsException start = assertThrows(MeasurementsException.class,
+                    () -> new ReloadingVerifier(file, publicPem, AkTrust.insecureTrustAnyAk(), ECDSA), "PCR " + pcr);
+            assertTrue(start.getMessage().contains("PCR " + pcr + ": \"warnOnly\" is refused"), start.getMessage());
+
+            publish(new VersionedMeasurements(1, NODE.measurements()).toJson());
+            ReloadingVerifier verifier = new ReloadingVerifier(file, publicPem, AkTrust.insecureTrustAnyAk(), ECDSA);
+            publishUnchecked(hollow);
+            assertFalse(verifier.reload(), "refused");
+            assertEquals(1, verifier.version());
+            assertFalse(verifier.measurements().measurements().get(pcr).warnOnly());
+        }
+    }
+
     private static String pem(Object o) throws Exception {
         StringWriter s = new StringWriter();
         try (JcaPEMWriter w = new JcaPEMWriter(s)) {
