@@ -37,6 +37,13 @@ public record Measurements(Variant variant, SortedMap<Integer, ExpectedValue> me
         return MeasurementsJson.parse(json);
     }
 
+    /** This set with {@code pcr} enforced at {@code value}, whatever it said there before. */
+    public Measurements enforcing(int pcr, byte[] value) {
+        TreeMap<Integer, ExpectedValue> values = new TreeMap<>(measurements);
+        values.put(pcr, new ExpectedValue(value, false));
+        return new Measurements(variant, values);
+    }
+
     public byte[] toJson() {
         return MeasurementsJson.write(this);
     }

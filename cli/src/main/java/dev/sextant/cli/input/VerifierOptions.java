@@ -21,6 +21,7 @@ import java.security.cert.CertificateException;
 /** What every verifying command needs: the expected measurements and how the AK is trusted. */
 public final class VerifierOptions {
     private static final String MEASUREMENTS = "--measurements";
+    private static final int NODE_LOCK_PCR = 15;
     private static final String MEASUREMENTS_KEY = "--measurements-key";
     private static final String PUBLIC_KEY_REMEDY = "pass the measurements-pub.pem that `sextant measurements keygen` wrote";
     private static final String EK_CA_REMEDY = "pass the EK CA certificate (ca-cert.pem of `sextant tpm ca --dir DIR`)";
@@ -52,6 +53,16 @@ public final class VerifierOptions {
 
     public DocumentVerifier verifier() {
         return new DocumentVerifier(new VerifierPolicy(loadMeasurements(), trust()));
+    }
+
+    /**
+     * For a node that asks for its disk key at boot: its bootstrapper has not locked it yet, so PCR 15 must
+     * be zero whatever the file says. A node that quotes a marked PCR 15 has been locked to some cluster
+     * in this boot already, and a key sent to it would serve that cluster.
+     */
+    public DocumentVerifier verifierOfUnlockedNode() {
+        return new DocumentVerifier(new VerifierPolicy(loadMeasurements().enforcing(NODE_LOCK_PCR, new byte[Measurements.SHA256_SIZE]),
+                trust()));
     }
 
     /**

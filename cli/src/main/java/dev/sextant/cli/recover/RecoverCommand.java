@@ -22,7 +22,8 @@ import java.util.concurrent.Callable;
 
 @Command(name = "recover",
         description = {"Unlock a rebooted control plane whose state disk waits for its key: verify the node over "
-                + "attested TLS first (a node that does not verify is sent nothing), ask whether its disk waits, and "
+                + "attested TLS first (a node that does not verify is sent nothing; its PCR 15 must be zero, not yet locked in "
+                + "this boot, whatever the measurements file says there), ask whether its disk waits, and "
                 + "send only that disk's key, derived here from the master secret (the master secret never leaves "
                 + "this machine). Retries until the node answers, up to --timeout."},
         footer = {"  sextant recover --endpoint 192.0.2.10:7444 \\",
@@ -56,7 +57,7 @@ public final class RecoverCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         // Every input is checked before anything connects.
-        AttestationVerifier verifier = verifierOptions.verifier();
+        AttestationVerifier verifier = verifierOptions.verifierOfUnlockedNode();
         DiskKeys keys = new DiskKeys(MasterSecretFile.parse(InputFiles.readString("--master-secret", masterSecret,
                 "pass the master secret file 'sextant init' wrote"), masterSecret));
         PrintWriter out = spec.commandLine().getOut();

@@ -31,7 +31,8 @@ import org.junit.jupiter.api.io.TempDir;
 @DisplayName("sextant recover under attack")
 class RecoverAttacksTest {
     private static final String UUID = "5f1c0e2a-0000-4000-8000-000000000001";
-    private final SoftwareTpmAttester genuine = new SoftwareTpmAttester();
+    private final TestPki ekCa = new TestPki("sextant-test-ek-ca");
+    private final SoftwareTpmAttester genuine = new SoftwareTpmAttester(ekCa, SoftwareTpmOptions.defaults());
     @TempDir
     Path dir;
 
@@ -70,6 +71,21 @@ class RecoverAttacksTest {
             Run run = recover(node, new Measurements(Variant.QEMU_VTPM, values));
             assertEquals(1, run.exit(), run.out() + run.err());
             assertTrue(run.out().startsWith("REJECTED: PCR_MISMATCH: PCR 16 (sha256) is "), run.out());
+            assertEquals(List.of(), node.calls);
+        }
+    }
+
+    @Test
+    @DisplayName("a node whose PCR 15 is marked already (locked to some cluster, then asking for this disk) while the measurements file names that value: REJECTED (PCR_MISMATCH) on PCR 15, which must be zero, nothing sent")
+    void lockedNode() throws Exception {
+        byte[] marked = new byte[32];
+        Arrays.fill(marked, (byte) 0x15);
+        SoftwareTpmAttester locked = new SoftwareTpmAttester(ekCa, SoftwareTpmOptions.defaults().withPcr(15, marked));
+        try (NodeStandIn node = standIn(locked, UUID)) {
+            Run run = recover(node, locked.measurements());
+            assertEquals(1, run.exit(), run.out() + run.err());
+            assertTrue(run.out().startsWith("REJECTED: PCR_MISMATCH: PCR 15 (sha256) is 1515151515151515… rather than 0000000000000000…"),
+                    run.out());
             assertEquals(List.of(), node.calls);
         }
     }

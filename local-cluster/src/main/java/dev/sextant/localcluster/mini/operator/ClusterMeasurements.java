@@ -1,9 +1,7 @@
 package dev.sextant.localcluster.mini.operator;
 
 import dev.sextant.attestation.digest.Sha256;
-import dev.sextant.attestation.policy.ExpectedValue;
 import dev.sextant.attestation.policy.Measurements;
-import java.util.TreeMap;
 
 /**
  * What a node of this cluster must quote once it is bootstrapped: the image's measurements, except
@@ -18,9 +16,7 @@ public final class ClusterMeasurements {
     }
 
     public static Measurements forCluster(Measurements image, byte[] clusterId) {
-        TreeMap<Integer, ExpectedValue> values = new TreeMap<>(image.measurements());
-        values.put(CLUSTER_ID_PCR, new ExpectedValue(markedPcr15(clusterId), false));
-        return new Measurements(image.variant(), values);
+        return image.enforcing(CLUSTER_ID_PCR, markedPcr15(clusterId));
     }
 
     static byte[] markedPcr15(byte[] clusterId) {
