@@ -92,7 +92,7 @@ public final class DocumentVerifier implements AttestationVerifier {
         TpmtPublic ak = akPublic(doc);
         PublicKey akKey = javaKey(ak);
         byte[] akName = ak.name();
-        trustAk(doc, akKey, akName);
+        Optional<EkCaTrust.Checked> chain = trustAk(doc, akKey, akName);
         Quote quote = sha256Quote(doc);
         TpmsAttest attest = parseAttest(quote);
         TpmtSignature signature = parseSignature(quote);
@@ -110,6 +110,8 @@ public final class DocumentVerifier implements AttestationVerifier {
             throw new AttestationRejected(Reason.PCR_MISMATCH, String.join("; ", result.failures()));
         }
         result.warnings().forEach(w -> LOG.warn("accepting a warnOnly measurement mismatch: {}", w));
+        // Not ekCaTrust::remember: that would dereference a null ekCaTrust (any AK trusted) with nothing to remember.
+        chain.ifPresent(checked -> ekCaTrust.remember(checked));
         return new AttestedState(policy.variant(), pcrs, akName, result.warnings());
     }
 
@@ -149,12 +151,12 @@ public final class DocumentVerifier implements AttestationVerifier {
         }
     }
 
-    private void trustAk(AttestationDocument doc, PublicKey akKey, byte[] akName) throws AttestationRejected {
+    private Optional<EkCaTrust.Checked> trustAk(AttestationDocument doc, PublicKey akKey, byte[] akName) throws AttestationRejected {
         if (ekCaTrust == null) {
             LOG.warn("INSECURE: trusting the AK of this document without any certificate check (insecureTrustAnyAk)");
-            return;
+            return Optional.empty();
         }
-        ekCaTrust.check(doc, akKey, akName);
+        return Optional.of(ekCaTrust.check(doc, akKey, akName));
     }
 
     private static Quote sha256Quote(AttestationDocument doc) throws AttestationRejected {

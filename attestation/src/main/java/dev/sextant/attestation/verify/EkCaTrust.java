@@ -74,7 +74,14 @@ final class EkCaTrust {
         this.paths = paths;
     }
 
-    void check(AttestationDocument doc, PublicKey akKey, byte[] akName) throws AttestationRejected {
+    /**
+     * The certificates of a document that passed {@link #check}: {@link #remember} them once the whole
+     * document has verified, so a machine whose quote is refused leaves nothing a later document could hit.
+     */
+    record Checked(ByteString key, VerifiedAkChains.Entry fresh) {
+    }
+
+    Checked check(AttestationDocument doc, PublicKey akKey, byte[] akName) throws AttestationRejected {
         if (doc.getEkCertificate().isEmpty() || doc.getAkCertificate().isEmpty()) {
             throw new AttestationRejected(Reason.UNTRUSTED_AK, "the document carries no EK or no AK certificate");
         }
@@ -111,8 +118,13 @@ final class EkCaTrust {
             throw new AttestationRejected(Reason.UNTRUSTED_AK, "the AK certificate certifies another key than the document's AK");
         }
         checkBinding(ak, ek, akName);
-        if (fresh != null) { // only a document that passed every check above is remembered
-            verified.remember(key, fresh);
+        return new Checked(key, fresh);
+    }
+
+    /** Call only once the whole document {@code checked} came from has verified; a cache hit has nothing to add. */
+    void remember(Checked checked) {
+        if (checked.fresh() != null) {
+            verified.remember(checked.key(), checked.fresh());
         }
     }
 

@@ -19,8 +19,8 @@ import java.util.Map;
  * EK certificate, the AK certificate and the intermediates (length-prefixed, in order), so a
  * different or forged certificate is a miss and is checked in full. A hit still re-checks the
  * certificates' validity at the current time, and the caller still compares the certified key
- * with the quoting key and the AK binding every time. Entries are added only after a verification
- * that passed; the cache is least-recently-used with a fixed capacity. One instance per
+ * with the quoting key and the AK binding every time. Entries are added only after the whole document
+ * verified (certificates, quote, freshness, PCRs); the cache is least-recently-used with a fixed capacity. One instance per
  * {@link EkCaTrust}, so a set of anchors never sees another set's entries.
  */
 final class VerifiedAkChains {
@@ -79,7 +79,7 @@ final class VerifiedAkChains {
         return entry;
     }
 
-    /** Call only once every check of {@link EkCaTrust#check} has passed for these certificates. */
+    /** Call only once the whole document these certificates came with has verified ({@link EkCaTrust#remember}). */
     synchronized void remember(ByteString key, Entry entry) {
         entries.put(key, entry);
     }

@@ -71,7 +71,8 @@ class VerifiedAkChainsTest {
         VerifiedAkChains chains = new VerifiedAkChains(8);
         AttestationDocument doc = attest(nodes.get(0));
         X509Certificate ak = akCertificate(doc);
-        new EkCaTrust(List.of(ca.caCertificate()), chains, Clock.systemUTC()).check(doc, ak.getPublicKey(), nodes.get(0).akName());
+        EkCaTrust now = new EkCaTrust(List.of(ca.caCertificate()), chains, Clock.systemUTC());
+        now.remember(now.check(doc, ak.getPublicKey(), nodes.get(0).akName()));
         assertEquals(1, chains.size());
 
         Instant later = ak.getNotAfter().toInstant().plus(Duration.ofDays(1));
@@ -85,7 +86,7 @@ class VerifiedAkChainsTest {
 
     private static void check(EkCaTrust trust, SoftwareTpmAttester node) throws Exception {
         AttestationDocument doc = attest(node);
-        trust.check(doc, akCertificate(doc).getPublicKey(), node.akName());
+        trust.remember(trust.check(doc, akCertificate(doc).getPublicKey(), node.akName()));
     }
 
     private static AttestationDocument attest(SoftwareTpmAttester node) {

@@ -121,6 +121,18 @@ class ChainCacheAttacksTest {
                 "the genuine certificates are a cache hit");
     }
 
+    @Test
+    @DisplayName("a machine whose certificates chain to the EK CA but whose quote fails the policy (another image) is checked in full again: only a document that verified as a whole is remembered")
+    void chainOfARefusedQuoteIsNotRemembered() {
+        byte[] other = new byte[32];
+        java.util.Arrays.fill(other, (byte) 0x16);
+        SoftwareTpmAttester otherImage = new SoftwareTpmAttester(trustedCa, SoftwareTpmOptions.defaults().withPcr(16, other));
+        AttestationDocument doc = otherImage.attest(PURPOSE, NONCE, USER_DATA);
+
+        assertEquals(FULL_CHECK, pathsBuiltRefusing(doc, Reason.PCR_MISMATCH, "PCR 16"), "first refusal");
+        assertEquals(FULL_CHECK, pathsBuiltRefusing(doc, Reason.PCR_MISMATCH, "PCR 16"), "second refusal, not a cache hit");
+    }
+
     /** Verifies {@code doc}, expects the refusal, and returns how many certificate paths that verification built. */
     private int pathsBuiltRefusing(AttestationDocument doc, Reason reason, String fragment) {
         int before = paths.builds();
