@@ -116,6 +116,22 @@ class HandshakeLimitsTest {
         assertEquals(0, handshakes.open(attacker));
     }
 
+    @Test
+    @DisplayName("one host cycling through the addresses of its IPv6 /64 for more unfinished handshakes: the /64 is one source, refused over the cap; another /64 and each IPv4 address count apart")
+    void anIpv6Slash64IsOneSource() throws Exception {
+        SourceHandshakes handshakes = new SourceHandshakes(2);
+        assertTrue(handshakes.tryEnter(InetAddress.getByName("2001:db8:1:2::1")));
+        assertTrue(handshakes.tryEnter(InetAddress.getByName("2001:db8:1:2:ffff::9")));
+        assertTrue(!handshakes.tryEnter(InetAddress.getByName("2001:db8:1:2:abcd:1234:5678:9abc")),
+                "a third address of the same /64 is the same source");
+        assertTrue(handshakes.tryEnter(InetAddress.getByName("2001:db8:1:3::1")), "the next /64 is another source");
+        assertTrue(handshakes.tryEnter(InetAddress.getByName("192.0.2.1")));
+        assertTrue(handshakes.tryEnter(InetAddress.getByName("192.0.2.1")));
+        assertTrue(handshakes.tryEnter(InetAddress.getByName("192.0.2.2")), "IPv4 addresses count one by one");
+        handshakes.leave(InetAddress.getByName("2001:db8:1:2::77"));
+        assertEquals(1, handshakes.open(InetAddress.getByName("2001:db8:1:2::1")), "any address of the /64 frees its slot");
+    }
+
     /** A TPM that takes 30 ms per quote and serializes them, as a real one does. */
     static final class SlowTpm implements Attester {
         private final Attester delegate;
