@@ -188,11 +188,14 @@ class ClusterLoopbackTest {
         nodeB.startBootstrapper(services.joinEndpoint(), kube.kubeconfig(), ekCa());
         nodeC.startBootstrapper(services.joinEndpoint(), kube.kubeconfig(), ekCa());
         Waits.logMatches(JOIN_WAIT, "node B's join path to end with Joined", nodeB.log(), "Join path ended: Joined");
-        String agent = Waits.logMatches(JOIN_WAIT, "node B's stand-in k3s to run as agent with a K10 token",
-                nodeB.k3sRecord(), "^agent --server https://127\\.0\\.0\\.1:6443 --token K10").get(0);
+        String agent = Waits.logMatches(JOIN_WAIT, "node B's stand-in k3s to run as agent with a token file",
+                nodeB.k3sRecord(), "^agent --server https://127\\.0\\.0\\.1:6443 --token-file ").get(0);
+        Matcher tokenFile = Pattern.compile("--token-file (\\S+)").matcher(agent);
+        assertTrue(tokenFile.find(), agent);
+        String k10 = Files.readString(Path.of(tokenFile.group(1)));
         // K10<CA hash>::<token id>.<secret>: the id names the bootstrap-token Secret the join service created.
-        Matcher token = Pattern.compile("--token K10[0-9a-f]+::([a-z0-9]{6})\\.[a-z0-9]{16}\\b").matcher(agent);
-        assertTrue(token.find(), "k3s got no well-formed K10 token: " + agent + "; see " + nodeB.k3sRecord());
+        Matcher token = Pattern.compile("^K10[0-9a-f]+::([a-z0-9]{6})\\.[a-z0-9]{16}$").matcher(k10);
+        assertTrue(token.find(), "k3s got no well-formed K10 token in " + tokenFile.group(1) + "; see " + nodeB.k3sRecord());
         String secrets = kube.secrets();
         assertTrue(secrets.contains("\"bootstrap-token-" + token.group(1) + "\"") && secrets.contains("bootstrap.kubernetes.io/token"),
                 "no bootstrap-token Secret for token id " + token.group(1) + " in the Kubernetes API double; see "

@@ -9,7 +9,9 @@ import jakarta.inject.Singleton;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import dev.sextant.diskcrypt.SecretFiles;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -17,9 +19,11 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Runs k3s: {@code server --cluster-init} for the first node, {@code server --server URL --token T}
- * for another control-plane node and {@code agent --server URL --token T} for a worker, after
- * writing its config.yaml from typed settings. k3s keeps running after the bootstrapper is done.
+ * Runs k3s: {@code server --cluster-init} for the first node, {@code server --server URL --token-file F}
+ * for another control-plane node and {@code agent --server URL --token-file F} for a worker, after
+ * writing its config.yaml from typed settings. k3s keeps running after the bootstrapper is done. The
+ * join token goes to k3s in a 0600 file, never on its command line, which every process may read in
+ * /proc.
  */
 @Singleton
 public final class K3sDriver implements KubernetesDriver {
@@ -63,7 +67,7 @@ public final class K3sDriver implements KubernetesDriver {
         try {
             writeConfig(K3sConfig.forJoin(join, settings.kubeconfig().toString()));
             String mode = join.controlPlane() ? "server" : "agent";
-            Process k3s = start(List.of(mode, "--server", join.serverUrl(), "--token", join.token()));
+            Process k3s = start(List.of(mode, "--server", join.serverUrl(), "--token-file", tokenFile(join.token()).toString()));
             // A joining k3s keeps running; one that dies at once (bad token, unreachable server) failed.
             if (k3s.waitFor(settings.joinSettle().toMillis(), TimeUnit.MILLISECONDS) && k3s.exitValue() != 0) {
                 return new DriverResult.Failed("k3s " + mode + " exited with " + k3s.exitValue() + ", see " + logFile());
@@ -85,7 +89,8 @@ public final class K3sDriver implements KubernetesDriver {
         }
         try {
             List<String> args = restart.firstServer() ? List.of("server")
-                    : List.of(restart.controlPlane() ? "server" : "agent", "--server", restart.serverUrl(), "--token", restart.token());
+                    : List.of(restart.controlPlane() ? "server" : "agent", "--server", restart.serverUrl(),
+                    "--token-file", tokenFile(restart.token()).toString());
             Process k3s = start(args);
             if (k3s.waitFor(settings.joinSettle().toMillis(), TimeUnit.MILLISECONDS) && k3s.exitValue() != 0) {
                 return new DriverResult.Failed("k3s " + args.get(0) + " exited with " + k3s.exitValue() + " on restart, see " + logFile());
@@ -113,6 +118,14 @@ public final class K3sDriver implements KubernetesDriver {
             k3s = k3s.withKubeletConfig(components.kubeletConfigFile());
         }
         config.apply(k3s.file(settings.configFile()));
+    }
+
+    /** The token beside config.yaml, 0600, rewritten at every start. */
+    private Path tokenFile(String token) throws IOException {
+        Path file = settings.configFile().toAbsolutePath().resolveSibling("token");
+        Files.createDirectories(file.getParent());
+        Files.deleteIfExists(file);
+        return SecretFiles.write(file, token.getBytes(StandardCharsets.US_ASCII));
     }
 
     private Process start(List<String> args) throws IOException {

@@ -150,8 +150,10 @@ class JoinClientTest {
             sha.update(before);
             assertArrayEquals(sha.digest(MessageDigest.getInstance("SHA-256").digest(clusterId)),
                     swtpm.client().pcr().readAll(TpmAlg.SHA256).get(15));
-            assertEquals(List.of("agent --server https://127.0.0.1:6443 --token K10cafe::abcdef.0123456789abcdef --config "
+            java.nio.file.Path tokenFile = node.k3s().settings().configFile().resolveSibling("token");
+            assertEquals(List.of("agent --server https://127.0.0.1:6443 --token-file " + tokenFile + " --config "
                     + node.k3s().settings().configFile()), node.k3s().invocations());
+            assertEquals("K10cafe::abcdef.0123456789abcdef", java.nio.file.Files.readString(tokenFile));
             assertTrue(node.boot().luks.opensWith(TestJoinService.STATE_DISK_KEY), "slot 0 holds the ticket's disk key");
             assertTrue(node.boot().luks.initialized());
             var state = node.boot().stateFile.read();

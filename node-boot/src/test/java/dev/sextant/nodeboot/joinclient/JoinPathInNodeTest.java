@@ -127,7 +127,7 @@ class JoinPathInNodeTest implements TestPropertyProvider {
             Thread.sleep(50);
         }
         assertEquals(LockHolder.JOIN, lock.holder().orElseThrow());
-        assertTrue(k3s.invocations().get(0).startsWith("agent --server https://127.0.0.1:6443 --token "), k3s.invocations().toString());
+        assertTrue(k3s.invocations().get(0).startsWith("agent --server https://127.0.0.1:6443 --token-file "), k3s.invocations().toString());
         assertEquals("node-b", joinService.requests.get(0).getNodeName());
 
         ManagedChannel channel = NettyChannelBuilder.forAddress("127.0.0.1", server.getPort())

@@ -41,15 +41,16 @@ class K3sDriverTest {
     }
 
     @Test
-    @DisplayName("a worker joins with 'k3s agent --server URL --token T'; a control plane with 'k3s server --server URL --token T'")
+    @DisplayName("a worker joins with 'k3s agent --server URL --token-file F'; a control plane with 'k3s server --server URL --token-file F'")
     void joinRunsAgentOrServer() throws Exception {
         StandInK3s k3s = StandInK3s.create(dir, 0);
         K3sDriver driver = new K3sDriver(k3s.settings());
         assertStarted(driver.joinCluster(new JoinSettings("node-b", "https://10.0.0.1:6443", "K10abc::id.secret", false)));
         assertStarted(driver.joinCluster(new JoinSettings("node-c", "https://10.0.0.1:6443", "K10abc::id.secret", true)));
         String config = " --config " + k3s.settings().configFile();
-        assertEquals(List.of("agent --server https://10.0.0.1:6443 --token K10abc::id.secret" + config,
-                "server --server https://10.0.0.1:6443 --token K10abc::id.secret" + config), k3s.invocations());
+        String token = " --token-file " + k3s.settings().configFile().resolveSibling("token");
+        assertEquals(List.of("agent --server https://10.0.0.1:6443" + token + config,
+                "server --server https://10.0.0.1:6443" + token + config), k3s.invocations());
         assertEquals(golden("""
                 node-name: "node-c"
                 write-kubeconfig: "KUBECONFIG"
