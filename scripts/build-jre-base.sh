@@ -51,6 +51,10 @@ rm -rf "$rootfs"/var/cache/apt/* "$rootfs"/var/lib/apt/lists/* "$rootfs"/var/log
 java_home=/usr/lib/jvm/java-17-openjdk-amd64
 rm -rf "$rootfs"/usr/share/locale/* "$rootfs$java_home/lib/ct.sym" "$rootfs$java_home/lib/server/classes_nocoops.jsa"
 
+# No setuid or setgid file: the join service's container is privileged (the TPM device), and a
+# setuid-root binary (su, mount, passwd...) would turn its non-root process into root on the host.
+find "$rootfs" -xdev -type f -perm /6000 -exec chmod ug-s {} +
+
 # The services run as uid/gid 10001 (the Jib <user>): an entry in passwd lets Java resolve user.home.
 echo 'sextant:x:10001:' >>"$rootfs/etc/group"
 echo 'sextant:x:10001:10001:sextant:/home/sextant:/usr/sbin/nologin' >>"$rootfs/etc/passwd"

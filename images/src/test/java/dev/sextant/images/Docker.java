@@ -37,6 +37,13 @@ final class Docker {
         Command.check(QUICK, argv.toArray(String[]::new));
     }
 
+    /** Runs {@code entrypoint args} as root (to see every file) in a throw-away container of {@code image}; returns its output. */
+    static String runAsRoot(String image, String entrypoint, String... args) throws IOException, InterruptedException {
+        List<String> argv = new ArrayList<>(List.of("docker", "run", "--rm", "--user", "0:0", "--entrypoint", entrypoint, image));
+        argv.addAll(List.of(args));
+        return Command.check(QUICK, argv.toArray(String[]::new));
+    }
+
     static String logs(String name) {
         try {
             return Command.run(QUICK, List.of("docker", "logs", "--tail", "60", name)).output();

@@ -103,6 +103,14 @@ class RegistryPathTest {
     }
 
     @Test
+    @DisplayName("no file in either image is setuid or setgid: the join service's privileged, non-root container has no binary that makes it root")
+    void noSetuidFiles() throws Exception {
+        for (String image : new String[] {kmsImage, joinImage}) {
+            assertEquals("", Docker.runAsRoot(image, "/usr/bin/find", "/", "-xdev", "-type", "f", "-perm", "/6000"), image);
+        }
+    }
+
+    @Test
     @DisplayName("the KMS container is healthy and derives the golden-vector key from its mounted master secret")
     void kmsServes() throws Exception {
         String name = "sextant-it-kms-" + suffix;
