@@ -6,6 +6,8 @@ import dev.sextant.cli.failure.Printable;
 import dev.sextant.cli.failure.Rejections;
 import dev.sextant.cli.input.InputFiles;
 import dev.sextant.cli.input.VerifierOptions;
+import dev.sextant.cli.record.ClusterRecordFile;
+import dev.sextant.attestation.verify.AttestedState;
 import dev.sextant.cli.remote.AttestedChannel;
 import dev.sextant.cli.remote.ConnectionFailures;
 import dev.sextant.cli.remote.NodeEndpoint;
@@ -28,6 +30,7 @@ import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Callable;
@@ -58,6 +61,10 @@ public final class InitCommand implements Callable<Integer> {
     @Option(names = "--init-secret", description = "file whose content (trailing whitespace removed) is the init secret"
             + " the node was given as a hash (default: $SEXTANT_INIT_SECRET_FILE, else ${DEFAULT-VALUE})")
     Path initSecret = Path.of(System.getenv().getOrDefault("SEXTANT_INIT_SECRET_FILE", "sextant-init-secret"));
+
+    @Option(names = "--cluster-record", paramLabel = "FILE",
+            description = "where the init node's AK and state disk are recorded, for 'sextant recover' (default: ${DEFAULT-VALUE})")
+    Path clusterRecord = Path.of(ClusterRecordFile.DEFAULT_NAME);
 
     @Option(names = "--kubeconfig-out", description = "where the admin kubeconfig goes (default: ${DEFAULT-VALUE})")
     Path kubeconfigOut = Path.of("sextant-admin.conf");
@@ -106,10 +113,23 @@ public final class InitCommand implements Callable<Integer> {
             } catch (StatusRuntimeException e) {
                 return refused(e, node, out);
             }
+            record(node.verified().orElseThrow(), out);
         } catch (InitFailed failed) {
             return report.failed(failed, journalOut);
         }
         return report.initialized(result, endpoint.host(), kubeconfigOut);
+    }
+
+    /** The init node as it proved itself in this handshake: the one machine {@code sextant recover} sends its disk's key. */
+    private void record(AttestedState node, PrintWriter out) throws IOException {
+        if (result.stateDiskUuid().isEmpty()) {
+            out.println("the node did not name its state disk (an older bootstrapper): nothing recorded in " + clusterRecord);
+            return;
+        }
+        ClusterRecordFile.record(clusterRecord, result.clusterIdHex(),
+                new ClusterRecordFile.Machine(HexFormat.of().formatHex(node.akName()), result.stateDiskUuid()));
+        out.println("cluster record: state disk " + result.stateDiskUuid() + " held by AK "
+                + HexFormat.of().formatHex(node.akName()) + ", in " + clusterRecord);
     }
 
     /** The node's answer when this command initialized it; empty before, and when init did not succeed. */

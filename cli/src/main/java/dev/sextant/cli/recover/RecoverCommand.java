@@ -7,6 +7,7 @@ import dev.sextant.cli.failure.Rejections;
 import dev.sextant.cli.init.MasterSecretFile;
 import dev.sextant.cli.input.InputFiles;
 import dev.sextant.cli.input.VerifierOptions;
+import dev.sextant.cli.record.ClusterRecordFile;
 import dev.sextant.cli.remote.NodeEndpoint;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -14,7 +15,9 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
+import java.io.IOException;
 import java.io.PrintWriter;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -24,7 +27,7 @@ import java.util.concurrent.Callable;
         description = {"Unlock a rebooted control plane whose state disk waits for its key: verify the node over "
                 + "attested TLS first (a node that does not verify is sent nothing; its PCR 15 must be zero, not yet locked in "
                 + "this boot, whatever the measurements file says there), ask whether its disk waits, and "
-                + "send only that disk's key, derived here from the master secret (the master secret never leaves "
+                + "send only that disk's key, and only to the machine (AK) the cluster record names for that disk, derived here from the master secret (the master secret never leaves "
                 + "this machine). Retries until the node answers, up to --timeout."},
         footer = {"  sextant recover --endpoint 192.0.2.10:7444 \\",
                 "      --master-secret sextant-mastersecret.json \\",
@@ -50,6 +53,15 @@ public final class RecoverCommand implements Callable<Integer> {
     @Mixin
     VerifierOptions verifierOptions;
 
+    @Option(names = "--cluster-record", paramLabel = "FILE",
+            description = "the machines 'sextant init' recorded: the disk's key goes only to the AK recorded for it (default: ${DEFAULT-VALUE})")
+    Path clusterRecord = Path.of(ClusterRecordFile.DEFAULT_NAME);
+
+    @Option(names = KeyRecipients.INSECURE_OPTION,
+            description = "INSECURE: send the key to any machine that verifies, whichever AK it has (a host may have attached"
+                    + " the disk to a machine of its choice); warns on every use")
+    boolean insecureAnyMachine;
+
     @Option(names = "--timeout", paramLabel = "SECONDS",
             description = "how long to keep trying while the node does not answer (default: ${DEFAULT-VALUE})")
     long timeoutSeconds = 600;
@@ -61,12 +73,27 @@ public final class RecoverCommand implements Callable<Integer> {
         DiskKeys keys = new DiskKeys(MasterSecretFile.parse(InputFiles.readString("--master-secret", masterSecret,
                 "pass the master secret file 'sextant init' wrote"), masterSecret));
         PrintWriter out = spec.commandLine().getOut();
-        RecoveryAttempt attempt = new RecoveryAttempt(endpoint, verifier, keys, CALL_TIMEOUT, line -> {
+        KeyRecipients recipients = recipients(spec.commandLine().getErr());
+        RecoveryAttempt attempt = new RecoveryAttempt(endpoint, verifier, keys, recipients, CALL_TIMEOUT, line -> {
             out.println(line);
             out.flush();
         });
         RecoveryOutcome outcome = new Retry(Duration.ofSeconds(timeoutSeconds), out).until(endpoint, attempt);
         return report(outcome, out);
+    }
+
+    private KeyRecipients recipients(PrintWriter err) throws IOException {
+        if (insecureAnyMachine) {
+            return KeyRecipients.anyVerifiedMachine(warning -> {
+                err.println(warning);
+                err.flush();
+            });
+        }
+        if (!Files.exists(clusterRecord)) {
+            throw new CliFailure("no cluster record at " + clusterRecord + ": pass --cluster-record FILE (written by"
+                    + " 'sextant init'), or " + KeyRecipients.INSECURE_OPTION + " to send the key to any machine that verifies");
+        }
+        return KeyRecipients.recorded(ClusterRecordFile.read(clusterRecord));
     }
 
     private int report(RecoveryOutcome outcome, PrintWriter out) {

@@ -15,6 +15,7 @@ import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import javax.net.ssl.SSLException;
@@ -22,20 +23,23 @@ import javax.net.ssl.SSLException;
 /**
  * One connection to a node's recovery port: the node is verified in the aTLS handshake before any
  * request leaves (a node that does not verify gets nothing, not even the Status question); then
- * Status, and only when the node's disk waits for its key, that disk's key (never the master secret).
+ * Status, and only when the node's disk waits for its key and the machine is the one the cluster record
+ * names for that disk, that disk's key (never the master secret).
  */
 final class RecoveryAttempt {
     private final NodeEndpoint endpoint;
     private final AttestationVerifier verifier;
     private final DiskKeys keys;
+    private final KeyRecipients recipients;
     private final Duration callTimeout;
     private final Consumer<String> progress;
 
-    RecoveryAttempt(NodeEndpoint endpoint, AttestationVerifier verifier, DiskKeys keys, Duration callTimeout,
-                    Consumer<String> progress) {
+    RecoveryAttempt(NodeEndpoint endpoint, AttestationVerifier verifier, DiskKeys keys, KeyRecipients recipients,
+                    Duration callTimeout, Consumer<String> progress) {
         this.endpoint = endpoint;
         this.verifier = verifier;
         this.keys = keys;
+        this.recipients = recipients;
         this.callTimeout = callTimeout;
         this.progress = progress;
     }
@@ -57,6 +61,10 @@ final class RecoveryAttempt {
             }
             if (!status.getWaiting()) {
                 return new RecoveryOutcome.NotWaiting(uuid);
+            }
+            Optional<String> refusal = recipients.refusal(uuid, node.verified().orElseThrow().akName());
+            if (refusal.isPresent()) {
+                return new RecoveryOutcome.Refused(refusal.get());
             }
             progress.accept("node verified over attested TLS; its state disk " + uuid + " waits for its key: sending it");
             byte[] key = keys.forDisk(uuid);

@@ -11,6 +11,7 @@ import dev.sextant.attestation.testkit.SoftwareTpmOptions;
 import dev.sextant.attestation.testkit.TestPki;
 import dev.sextant.cli.Main;
 import dev.sextant.cli.init.MasterSecretFile;
+import dev.sextant.cli.record.ClusterRecordFile;
 import dev.sextant.cli.recover.NodeStandIn;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -18,6 +19,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.Base64;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.TreeMap;
 import org.junit.jupiter.api.DisplayName;
@@ -45,11 +47,15 @@ class RecoverAttacksTest {
         Path ekCa = Files.writeString(dir.resolve("ek-ca.pem"), "-----BEGIN CERTIFICATE-----\n"
                 + Base64.getMimeEncoder().encodeToString(genuine.anchors().get(0).getEncoded())
                 + "\n-----END CERTIFICATE-----\n");
+        // init recorded the genuine machine as the disk's holder
+        Path record = dir.resolve("cluster.json");
+        ClusterRecordFile.record(record, "00", new ClusterRecordFile.Machine(HexFormat.of().formatHex(genuine.akName()), UUID));
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
         int exit = Main.commandLine().setOut(new PrintWriter(out, true)).setErr(new PrintWriter(err, true)).execute(
                 "recover", "--endpoint", "127.0.0.1:" + node.port(), "--master-secret", dir.resolve("master.json").toString(),
-                "--measurements", policy.toString(), "--ek-ca", ekCa.toString(), "--timeout", "5");
+                "--measurements", policy.toString(), "--ek-ca", ekCa.toString(), "--cluster-record", record.toString(),
+                "--timeout", "5");
         return new Run(exit, out.toString(), err.toString());
     }
 
@@ -87,6 +93,31 @@ class RecoverAttacksTest {
             assertTrue(run.out().startsWith("REJECTED: PCR_MISMATCH: PCR 15 (sha256) is 1515151515151515… rather than 0000000000000000…"),
                     run.out());
             assertEquals(List.of(), node.calls);
+        }
+    }
+
+    @Test
+    @DisplayName("the host attaches the waiting disk to another machine booted from the genuine image (its TPM of the EK CA, another AK): refused, the cluster record names another AK for the disk, no key derived or sent")
+    void diskOnAnotherMachine() throws Exception {
+        SoftwareTpmAttester otherMachine = new SoftwareTpmAttester(ekCa, SoftwareTpmOptions.defaults());
+        try (NodeStandIn node = standIn(otherMachine, UUID)) {
+            Run run = recover(node, otherMachine.measurements());
+            assertEquals(1, run.exit(), run.out() + run.err());
+            assertTrue(run.out().contains("recovery refused: disk " + UUID + " belongs to AK "
+                    + HexFormat.of().formatHex(genuine.akName()) + " in the cluster record"), run.out());
+            assertEquals(List.of("Status"), node.calls);
+            assertEquals(List.of(), node.keysReceived, "no key was sent");
+        }
+    }
+
+    @Test
+    @DisplayName("a genuine machine asking for the key of a disk the cluster record does not know: refused, no key derived or sent")
+    void unrecordedDisk() throws Exception {
+        try (NodeStandIn node = standIn(genuine, "5f1c0e2a-0000-4000-8000-0000000000ff")) {
+            Run run = recover(node, genuine.measurements());
+            assertEquals(1, run.exit(), run.out() + run.err());
+            assertTrue(run.out().contains("recovery refused: the cluster record knows no machine for disk"), run.out());
+            assertEquals(List.of(), node.keysReceived, "no key was sent");
         }
     }
 

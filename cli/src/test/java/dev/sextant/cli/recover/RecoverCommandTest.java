@@ -9,6 +9,7 @@ import dev.sextant.attestation.policy.ExpectedValue;
 import dev.sextant.attestation.policy.Measurements;
 import dev.sextant.attestation.testkit.SoftwareTpmAttester;
 import dev.sextant.cli.Main;
+import dev.sextant.cli.record.ClusterRecordFile;
 import dev.sextant.cli.init.MasterSecretFile;
 import dev.sextant.keys.KeyDerivation;
 import dev.sextant.localcluster.qemu.FreePort;
@@ -18,6 +19,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Base64;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -86,6 +88,12 @@ class RecoverCommandTest {
         List<String> args = new java.util.ArrayList<>(List.of("recover", "--endpoint", "127.0.0.1:" + port,
                 "--master-secret", dir.resolve("master.json").toString(), "--measurements", policy.toString(),
                 "--ek-ca", ekCa.toString()));
+        if (!List.of(extra).contains("--cluster-record") && !List.of(extra).contains("--insecure-send-to-unrecorded-machine")) {
+            // What init recorded: the stand-in's AK holds the disk.
+            Path record = dir.resolve("cluster.json");
+            ClusterRecordFile.record(record, "00", new ClusterRecordFile.Machine(HexFormat.of().formatHex(attester.akName()), UUID));
+            args.addAll(List.of("--cluster-record", record.toString()));
+        }
         args.addAll(List.of(extra));
         int exit = cli.execute(args.toArray(String[]::new));
         return new Run(exit, out.toString(), err.toString());
@@ -117,6 +125,25 @@ class RecoverCommandTest {
         assertTrue(run.out().contains("its state disk " + UUID + " waits for its key: sending it"), run.out());
         assertTrue(run.out().contains("state disk " + UUID + " is open; the cluster's state on it dates from 2026-11-24T03:14:37Z"),
                 run.out());
+    }
+
+    @Test
+    @DisplayName("without a cluster record: an error naming --cluster-record and the insecure option, found before any connection (exit 2)")
+    void noClusterRecord() throws Exception {
+        Run run = recover("--cluster-record", dir.resolve("absent.json").toString());
+        assertEquals(2, run.exit(), run.out() + run.err());
+        assertTrue(run.err().contains("no cluster record at " + dir.resolve("absent.json")), run.err());
+        assertTrue(run.err().contains("--insecure-send-to-unrecorded-machine"), run.err());
+        assertEquals(List.of(), node.calls);
+    }
+
+    @Test
+    @DisplayName("--insecure-send-to-unrecorded-machine sends the key to a machine that verifies without any record, warning that it does")
+    void insecureAnyMachine() throws Exception {
+        Run run = recover("--insecure-send-to-unrecorded-machine");
+        assertEquals(0, run.exit(), run.out() + run.err());
+        assertTrue(run.err().contains("INSECURE (--insecure-send-to-unrecorded-machine): sending the key of disk " + UUID), run.err());
+        assertArrayEquals(expectedKey(master, UUID), node.keysReceived.get(0));
     }
 
     @Test

@@ -140,7 +140,8 @@ class ClusterLoopbackTest {
                 "--endpoint", nodeA.endpoint(), "--measurements", dir.resolve("pcr15-zero.json").toString(),
                 "--measurements-key", keys().resolve("measurements-pub.pem").toString(),
                 "--ek-ca", ekCa().toString(), "--init-secret", nodeA.initSecret().toString(),
-                "--master-secret", masterSecret().toString(), "--kubeconfig-out", dir.resolve("admin.conf").toString(),
+                "--master-secret", masterSecret().toString(), "--cluster-record", dir.resolve("cluster-record.json").toString(),
+                "--kubeconfig-out", dir.resolve("admin.conf").toString(),
                 "--api-server-san", "api.e2e.test"));
         Matcher id = Pattern.compile("cluster ID: ([0-9a-f]{64})").matcher(out);
         assertTrue(id.find(), "no cluster ID in the init output; see " + procs.log("sextant-init"));
@@ -266,7 +267,8 @@ class ClusterLoopbackTest {
         nodeA.startBootstrapper(null, kube.kubeconfig(), ekCa());
         String out = procs.ok("sextant-recover", Duration.ofSeconds(120), repo.sextant("recover",
                 "--endpoint", "127.0.0.1:" + nodeA.recoveryPort, "--master-secret", masterSecret().toString(),
-                "--measurements", dir.resolve("pcr15-zero.json").toString(), "--ek-ca", ekCa().toString()));
+                "--measurements", dir.resolve("pcr15-zero.json").toString(), "--ek-ca", ekCa().toString(),
+                "--cluster-record", dir.resolve("cluster-record.json").toString()));
         assertTrue(out.contains(first.group(3)), "recover does not report the disk's since; see " + procs.log("sextant-recover"));
         Matcher again = status.matcher(Waits.logMatches(JOIN_WAIT, "node A's status line after recovery", nodeA.log(),
                 status.pattern()).get(0));

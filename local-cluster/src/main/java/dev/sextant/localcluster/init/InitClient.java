@@ -78,7 +78,7 @@ public final class InitClient {
                 throw new IllegalStateException("the node closed the stream without a result");
             }
             return new InitResult(success.getClusterId().toByteArray(), success.getKubeconfig().isEmpty()
-                    ? Optional.empty() : Optional.of(success.getKubeconfig().toStringUtf8()));
+                    ? Optional.empty() : Optional.of(success.getKubeconfig().toStringUtf8()), success.getStateDiskUuid());
         }
     }
 }

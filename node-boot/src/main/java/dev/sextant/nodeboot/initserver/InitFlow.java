@@ -65,7 +65,7 @@ public final class InitFlow {
         }
         BringUpOutcome.Bootstrapped done = (BringUpOutcome.Bootstrapped) outcome;
         return new Outcome(InitSuccess.newBuilder().setKubeconfig(ByteString.copyFrom(done.kubeconfig()))
-                .setClusterId(ByteString.copyFrom(clusterId)).build(), done);
+                .setClusterId(ByteString.copyFrom(clusterId)).setStateDiskUuid(uuid).build(), done);
     }
 
     private record Master(byte[] secret, byte[] salt) {

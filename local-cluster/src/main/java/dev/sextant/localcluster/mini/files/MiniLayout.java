@@ -54,6 +54,11 @@ public record MiniLayout(Path dir) {
         return dir.resolve("master-secret.json");
     }
 
+    /** What {@code sextant init} recorded of the init node (its AK, its state disk), which {@code sextant recover} checks. */
+    public Path clusterRecord() {
+        return dir.resolve("cluster-record.json");
+    }
+
     public Path initSecret() {
         return dir.resolve("init-secret");
     }

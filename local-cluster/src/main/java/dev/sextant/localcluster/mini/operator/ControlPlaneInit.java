@@ -29,6 +29,7 @@ public final class ControlPlaneInit {
                 "--measurements-key", layout.measurementsPublicKey().toString(),
                 "--ek-ca", layout.caCert().toString(),
                 "--master-secret", layout.masterSecret().toString(),
+                "--cluster-record", layout.clusterRecord().toString(),
                 "--init-secret", layout.initSecret().toString(),
                 "--kubeconfig-out", layout.kubeconfig().toString(),
                 "--journal-out", layout.initJournal().toString(),

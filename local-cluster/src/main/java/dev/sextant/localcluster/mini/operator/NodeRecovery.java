@@ -27,6 +27,7 @@ public final class NodeRecovery {
     public void run(String name, QemuNode node, Duration timeout) throws Exception {
         List<String> args = List.of("--endpoint", "127.0.0.1:" + node.hostPort(NodeRole.RECOVERY_PORT),
                 "--master-secret", layout.masterSecret().toString(),
+                "--cluster-record", layout.clusterRecord().toString(),
                 "--measurements", layout.measurements().toString(),
                 "--measurements-key", layout.measurementsPublicKey().toString(),
                 "--ek-ca", layout.caCert().toString(),
