@@ -41,7 +41,7 @@ class ControlPlaneEtcdFilesTest {
     }
 
     private ControlPlaneEtcd etcd() {
-        return new ControlPlaneEtcd(new NodeLocalSettings(dir.resolve("services"), 9000, 9090, "", Duration.ofSeconds(5), 2379, 2380,
+        return new ControlPlaneEtcd(new NodeLocalSettings(dir.resolve("services"), 9000, 9090, "", Duration.ofSeconds(5), 2379, 2380, "", 0, 0,
                 "demo", dir.resolve("hosts")));
     }
 
@@ -136,7 +136,7 @@ class ControlPlaneEtcdFilesTest {
     void unitMatchesTheDeployer() throws Exception {
         Map<String, String> unit = EtcdUnitAsProcess.unit();
         ControlPlaneEtcd image = new ControlPlaneEtcd(new NodeLocalSettings(Path.of(EtcdUnitAsProcess.IMAGE_SERVICES_DIR), 9000, 9090, "",
-                Duration.ofMinutes(5), 2379, 2380, "sextant", Path.of("/etc/hosts")));
+                Duration.ofMinutes(5), 2379, 2380, "", 0, 0, "sextant", Path.of("/etc/hosts")));
         assertEquals(image.environmentFile().toString(), unit.get("EnvironmentFile"));
         assertEquals(image.environmentFile().toString(), unit.get("ConditionPathExists"));
         assertEquals("/usr/bin/etcd $" + ControlPlaneEtcd.ARGS_VARIABLE, unit.get("ExecStart"), "unquoted: split at whitespace");

@@ -83,7 +83,7 @@ class NodeLocalServicesTest {
 
     private NodeLocalSettings settings(int joinPort, Duration readyTimeout) {
         return new NodeLocalSettings(dir.resolve("services"), kms.getLocalPort(), joinPort, "device:/dev/tpmrm0", readyTimeout,
-                2379, 2380, "sextant", dir.resolve("hosts"));
+                2379, 2380, "", 0, 0, "sextant", dir.resolve("hosts"));
     }
 
     private NodeLocalServices services(CommandRunner runner, int joinPort, Duration readyTimeout, EtcdProbe probe) {

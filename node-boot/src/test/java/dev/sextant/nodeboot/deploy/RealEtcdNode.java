@@ -39,7 +39,7 @@ public final class RealEtcdNode implements AutoCloseable {
         this.join = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
         this.systemd = new EtcdUnitAsProcess(dir.resolve("services"), dir.resolve("etcd.log"));
         this.services = new NodeLocalServices(new NodeLocalSettings(dir.resolve("services"), kms.getLocalPort(), join.getLocalPort(),
-                "", Duration.ofSeconds(30), PORTS.next(), PORTS.next(), CLUSTER, dir.resolve("hosts")), systemd, new EtcdStatusProbe());
+                "", Duration.ofSeconds(30), PORTS.next(), PORTS.next(), "", 0, 0, CLUSTER, dir.resolve("hosts")), systemd, new EtcdStatusProbe());
     }
 
     /** The join service's settings as init wrote them. */
