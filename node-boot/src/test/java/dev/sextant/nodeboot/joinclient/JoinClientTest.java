@@ -114,7 +114,7 @@ class JoinClientTest {
                 self[0].stop();
             }
         };
-        self[0] = new JoinClient(new JoinClient.Node("node-b", false, true, boot.disk::prepareFresh),
+        self[0] = new JoinClient(JoinClient.Node.worker("node-b", true, boot.disk::prepareFresh),
                 new StaticDiscovery(List.of(service.endpoint())),
                 new AtlsJoinTransport(attester, joinService, Duration.ofSeconds(10)), boot.lock, boot.bringUp,
                 new Backoff(Duration.ofSeconds(1), Duration.ofSeconds(30), () -> 0.5), recording);
