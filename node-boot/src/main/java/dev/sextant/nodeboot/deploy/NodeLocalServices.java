@@ -112,9 +112,7 @@ public final class NodeLocalServices implements Deployer {
                     + e.getMessage(), e);
         }
         EtcdStanding standing = startEtcd(joinClient);
-        List<String> units = join.isPresent() ? KMS_AND_JOIN : KMS;
-        start(units);
-        awaitListening(units, ports(join.isPresent()));
+        startServices(join.isPresent());
         String etcdLine = "etcd " + standing.label() + " at " + etcd.clientEndpoint();
         return new DeployedServices(join.isPresent() ? etcdLine + ", KMS and join service running as services of this node"
                 + " (Kubernetes absent); join service on :" + settings.joinPort()
@@ -124,8 +122,8 @@ public final class NodeLocalServices implements Deployer {
 
     /**
      * After a reboot: the configuration, secrets, bindings, cluster CA and etcd's data written at the first
-     * start (init, or a control plane's join) are on the state disk. etcd's certificates are issued again from the master secret there, etcd starts
-     * again on its data, then the KMS and the join service, with the same keys.
+     * start (init, or a control plane's join) are on the state disk. etcd's certificates are issued again from
+     * the master secret there, etcd starts again on its data, then the KMS and the join service, with the same keys.
      */
     public DeployedServices restart() throws ClusterServicesException, InterruptedException {
         boolean join = Files.exists(settings.dir().resolve("join.properties"));
@@ -154,11 +152,8 @@ public final class NodeLocalServices implements Deployer {
                 Arrays.fill(secret, (byte) 0);
             }
         }
-        List<String> units = join ? KMS_AND_JOIN : KMS;
-        start(units);
-        awaitListening(units, ports(join));
         List<String> started = new ArrayList<>(identity.isPresent() ? List.of(ControlPlaneEtcd.UNIT) : List.of());
-        started.addAll(units);
+        started.addAll(startServices(join));
         return new DeployedServices(String.join(", ", started) + " started again from " + settings.dir()
                 + (identity.isPresent() ? "; etcd " + standing.label() + " with certificates issued afresh" : ""), standing);
     }
@@ -181,9 +176,12 @@ public final class NodeLocalServices implements Deployer {
         }
     }
 
-    /** The ports the KMS and, when it runs, the join service listen on. */
-    private List<Integer> ports(boolean join) {
-        return join ? List.of(settings.kmsPort(), settings.joinPort()) : List.of(settings.kmsPort());
+    /** The KMS, and the join service when it has a configuration, until they listen; returns their units. */
+    private List<String> startServices(boolean join) throws ClusterServicesException, InterruptedException {
+        List<String> units = join ? KMS_AND_JOIN : KMS;
+        start(units);
+        awaitListening(units, join ? List.of(settings.kmsPort(), settings.joinPort()) : List.of(settings.kmsPort()));
+        return units;
     }
 
     private KmsConfig kmsConfig(Path kms) {
