@@ -28,11 +28,10 @@ public final class RealEtcdNode implements AutoCloseable {
 
     public final Path dir;
     public final EtcdUnitAsProcess systemd;
+    public final NodeLocalSettings settings;
     public final NodeLocalServices services;
     private final ServerSocket kms;
     private final ServerSocket join;
-
-    public final NodeLocalSettings settings;
 
     public RealEtcdNode(Path dir) throws IOException {
         this(dir, "");
