@@ -88,8 +88,9 @@ public final class BringUp {
             state = m.onDisk().get();
             progress.accept("state-disk", "opened at boot; member since " + state.since());
         } else {
-            // Without Kubernetes the services deployed at init run as units of this node.
-            boolean nodeLocalServices = m.services() instanceof ServicesPlan.Deploy && !kubernetes.installed();
+            // Without Kubernetes the services deployed at init run as units of this node; a joining control plane's always do.
+            boolean nodeLocalServices = m.services() instanceof ServicesPlan.JoinControlPlane
+                    || (m.services() instanceof ServicesPlan.Deploy && !kubernetes.installed());
             MemberDisk.FirstState first = disk.first(m, nodeLocalServices, progress);
             state = first.state();
             firstDisk = first.diskUuid();

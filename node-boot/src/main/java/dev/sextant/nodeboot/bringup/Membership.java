@@ -1,6 +1,7 @@
 package dev.sextant.nodeboot.bringup;
 
 import dev.sextant.keys.member.MemberCredentials;
+import dev.sextant.nodeboot.deploy.ControlPlaneInput;
 import dev.sextant.nodeboot.deploy.ServicesInput;
 import dev.sextant.housekeeping.volumes.DataVolumeMounter;
 import dev.sextant.nodeboot.kubernetes.ClusterSettings;
@@ -71,6 +72,17 @@ public final class Membership {
         }
         return new Membership(Via.JOIN, role, nodeName, clusterId, diskKey, discoveryKey, kubernetes,
                 new ServicesPlan.None(), null, null, member);
+    }
+
+    /**
+     * A fresh control plane received a join ticket for a cluster without Kubernetes: its keys, its certified
+     * member key, and from the ticket's control-plane part the cluster services it runs beside the others.
+     */
+    public static Membership joinControlPlane(String nodeName, byte[] clusterId, byte[] diskKey, byte[] discoveryKey,
+                                              ControlPlaneInput services, MemberCredentials member) {
+        return new Membership(Via.JOIN, BootstrapStatus.Role.CONTROL_PLANE, nodeName, clusterId, diskKey, discoveryKey,
+                new KubernetesPlan.None(), new ServicesPlan.JoinControlPlane(Objects.requireNonNull(services, "services")),
+                null, null, member);
     }
 
     /** A rebooted node received its disk key back from a join service; the rest is read from the disk. */

@@ -22,7 +22,8 @@ import java.util.Optional;
  * What a bring-up does with the cluster's own services (KMS, join service, and without Kubernetes the
  * cluster's etcd member): deploy them at init, as Kubernetes workloads when Kubernetes started and as
  * units of this node otherwise, with the init node's bindings claimed before the join service serves
- * anyone; start the node's units again after a reboot; or nothing.
+ * anyone; start them as units of a control plane that joins without Kubernetes; start the node's units
+ * again after a reboot; or nothing.
  */
 @Singleton
 public final class ServicesStep {
@@ -51,6 +52,9 @@ public final class ServicesStep {
                 ServicesInput input = deploy.input().withKubeconfig(kubeconfig)
                         .withInitNode(initNodeBinding(m, diskUuid, volumeKeys));
                 return Optional.of(started instanceof DriverResult.Started ? kubernetes.deploy(input) : nodeLocal.deploy(input));
+            }
+            if (m.services() instanceof ServicesPlan.JoinControlPlane join) {
+                return Optional.of(nodeLocal.joinControlPlane(join.input()));
             }
             if (m.services() instanceof ServicesPlan.RestartNodeLocal) {
                 return Optional.of(nodeLocal.restart());

@@ -9,16 +9,20 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.Inet4Address;
 import java.net.InetAddress;
+import java.net.URI;
+import java.net.UnknownHostException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.security.SecureRandom;
 import java.security.cert.CertificateEncodingException;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
 
 /**
  * This control plane's member of the cluster's etcd, run by the image's {@code sextant-etcd.service}: the
@@ -79,16 +83,25 @@ public final class ControlPlaneEtcd {
         return "127.0.0.1:" + settings.etcdClientPort();
     }
 
-    /** Init: this node is the first member of a new etcd; its names are kept for every later start. */
+    /** Init: this node is the first member of a new etcd, advertising itself as the settings say; kept for every later start. */
     EtcdMemberIdentity create(String nodeName) throws IOException {
-        EtcdMemberIdentity identity = new EtcdMemberIdentity(nodeName, settings.clusterName());
+        return keep(EtcdMemberIdentity.first(nodeName, settings.clusterName(),
+                EtcdAdvertisedUrls.of(settings, nodeName, settings.clusterName()).peerUrl()));
+    }
+
+    /** A control plane's join: this node joins the running etcd its ticket listed ({@code initialCluster}, itself included). */
+    EtcdMemberIdentity create(String nodeName, Map<String, String> initialCluster) throws IOException {
+        return keep(EtcdMemberIdentity.joining(nodeName, settings.clusterName(), initialCluster));
+    }
+
+    private EtcdMemberIdentity keep(EtcdMemberIdentity identity) throws IOException {
         identity.write(identityFile());
         return identity;
     }
 
-    /** The member's names as written at init; empty on a node initialized without etcd. */
+    /** The member as it first started; empty on a node initialized without etcd. */
     Optional<EtcdMemberIdentity> identity() throws IOException {
-        return EtcdMemberIdentity.read(identityFile());
+        return EtcdMemberIdentity.read(identityFile(), settings);
     }
 
     private Path identityFile() {
@@ -105,8 +118,9 @@ public final class ControlPlaneEtcd {
             Instant now = Instant.now();
             List<InetAddress> own = NodeAddresses.current();
             Path pki = dir().resolve("pki");
+            EtcdAdvertisedUrls urls = advertised(identity);
             EtcdTlsFiles member = EtcdTlsFiles.write(pki.resolve("member"), identity.memberName(), ca.certificate(),
-                    ca.issueMember(identity.memberName(), List.of(identity.dnsName(), identity.datastoreName()), own, now,
+                    ca.issueMember(identity.memberName(), memberNames(identity, urls), memberAddresses(own, urls), now,
                             EtcdCa.DEFAULT_VALIDITY));
             EtcdTlsFiles joinClient = EtcdTlsFiles.write(pki.resolve(JOIN_CLIENT), JOIN_CLIENT, ca.certificate(),
                     ca.issueClient(JOIN_CLIENT, now, EtcdCa.DEFAULT_VALIDITY));
@@ -123,15 +137,49 @@ public final class ControlPlaneEtcd {
     }
 
     /**
-     * The first member of a new cluster, TLS only, advertising its DNS name and bound on every address.
-     * {@code --initial-cluster-state=new} is read only while the data dir is empty: a restarted member
-     * finds its cluster in its data dir and ignores it.
+     * The member as it first started (a new cluster of one at init, or the ticket's running cluster at a join),
+     * TLS only, advertising {@link #advertised} and bound on every address. The initial cluster and its state
+     * are read only while the data dir is empty: a restarted member finds its cluster in its data dir and
+     * ignores them, but the file still says what the first start said.
      */
     EtcdMemberConfig memberConfig(EtcdMemberIdentity identity, EtcdTlsFiles member, String token) {
-        String peerUrl = "https://" + identity.dnsName() + ":" + settings.etcdPeerPort();
-        return new EtcdMemberConfig(identity.memberName(), dataDir(), "https://" + identity.dnsName() + ":" + settings.etcdClientPort(),
-                peerUrl, Map.of(identity.memberName(), peerUrl), EtcdMemberConfig.ClusterState.NEW, token, member, member,
+        return new EtcdMemberConfig(identity.memberName(), dataDir(), advertised(identity).clientUrl(), identity.peerUrl(),
+                identity.initialCluster(), identity.initialState(), token, member, member,
                 "https://" + ANY_ADDRESS + ":" + settings.etcdClientPort(), "https://" + ANY_ADDRESS + ":" + settings.etcdPeerPort());
+    }
+
+    /**
+     * The peer URL the member first started with (its identity in the cluster's membership, which a later
+     * change of settings cannot move) and the client URL the settings advertise now.
+     */
+    private EtcdAdvertisedUrls advertised(EtcdMemberIdentity identity) {
+        return new EtcdAdvertisedUrls(identity.peerUrl(),
+                EtcdAdvertisedUrls.of(settings, identity.memberName(), identity.clusterName()).clientUrl());
+    }
+
+    /** The member's DNS names, and the hosts it advertises when they are names: a peer or client checks the one it dialled. */
+    private static List<String> memberNames(EtcdMemberIdentity identity, EtcdAdvertisedUrls urls) {
+        List<String> names = new ArrayList<>(List.of(identity.dnsName(), identity.datastoreName()));
+        hosts(urls).filter(host -> !isIpLiteral(host)).forEach(names::add);
+        return names;
+    }
+
+    /** The node's addresses at this start, and the hosts it advertises when they are addresses. */
+    private static List<InetAddress> memberAddresses(List<InetAddress> own, EtcdAdvertisedUrls urls) throws UnknownHostException {
+        List<InetAddress> addresses = new ArrayList<>(own);
+        for (String host : hosts(urls).filter(ControlPlaneEtcd::isIpLiteral).toList()) {
+            addresses.add(InetAddress.getByName(host)); // a literal: parsed, never resolved
+        }
+        return addresses;
+    }
+
+    private static Stream<String> hosts(EtcdAdvertisedUrls urls) {
+        return Stream.of(urls.peerUrl(), urls.clientUrl()).map(url -> URI.create(url).getHost())
+                .map(host -> host.startsWith("[") ? host.substring(1, host.length() - 1) : host).distinct();
+    }
+
+    private static boolean isIpLiteral(String host) {
+        return host.contains(":") || host.matches("\\d{1,3}(\\.\\d{1,3}){3}");
     }
 
     /**

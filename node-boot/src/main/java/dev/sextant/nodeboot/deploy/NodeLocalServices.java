@@ -5,6 +5,7 @@ import dev.sextant.attestation.policy.MeasurementsFile;
 import dev.sextant.diskcrypt.CommandRunner;
 import dev.sextant.diskcrypt.SecretFiles;
 import dev.sextant.etcd.pki.EtcdTlsFiles;
+import dev.sextant.proto.v1.SignedMeasurements;
 import jakarta.inject.Singleton;
 import dev.sextant.serviceconfig.JoinServiceConfig;
 import dev.sextant.serviceconfig.KmsConfig;
@@ -22,7 +23,8 @@ import java.util.Optional;
 
 /**
  * The cluster's etcd member, the KMS and the join service as services of this node, for a control plane
- * without Kubernetes: their configuration and secrets go to files under {@link NodeLocalSettings#dir()}
+ * without Kubernetes, the init node's ({@link #deploy}) and a joining control plane's ({@link #joinControlPlane})
+ * alike: their configuration and secrets go to files under {@link NodeLocalSettings#dir()}
  * (0600 for secrets; on the encrypted state disk, so they survive a reboot), then systemd starts the
  * image's units for them: sextant-etcd.service first, and once etcd answers, sextant-kms.service and
  * sextant-join.service. They outlive the bootstrapper, which exits after init. The join service reaches
@@ -32,7 +34,7 @@ import java.util.Optional;
  */
 @Singleton
 public final class NodeLocalServices implements Deployer {
-    private static final String WRITTEN_BY = "written by the Sextant bootstrapper at init";
+    private static final String WRITTEN_BY = "written by the Sextant bootstrapper when this control plane first started its services";
     private static final List<String> KMS = List.of("sextant-kms.service");
     private static final List<String> KMS_AND_JOIN = List.of("sextant-kms.service", "sextant-join.service");
     private final NodeLocalSettings settings;
@@ -49,37 +51,79 @@ public final class NodeLocalServices implements Deployer {
 
     @Override
     public DeployedServices deploy(ServicesInput input) throws ClusterServicesException, InterruptedException {
-        boolean join = input.joinMeasurements().getSignature().size() > 0;
+        // Without a signature the init request's measurements cannot be trusted to admit anyone: no join service.
+        Optional<JoinServiceInput> join = input.joinMeasurements().getSignature().isEmpty() ? Optional.empty()
+                : Optional.of(new JoinServiceInput(input.joinMeasurements(), input.ekCaPem(), input.measurementSalt(),
+                input.apiServerEndpoint(), Optional.ofNullable(input.initNode()).map(n ->
+                        new JoinServiceConfig.InitNode(n.akNameHex(), n.nodeName(), n.diskUuids())), input.controlPlanes()));
+        return writeAndStart(input.masterSecret(), input.masterSalt(), () -> etcd.create(input.nodeName()), join);
+    }
+
+    /**
+     * A control plane's join, without Kubernetes: the same services as init's, from its ticket. Its etcd member
+     * joins the running cluster the ticket lists (the join service added it as a learner already); its join
+     * service checks joining machines against the ticket's measurements and EK CA, and has no init node to claim.
+     */
+    public DeployedServices joinControlPlane(ControlPlaneInput input) throws ClusterServicesException, InterruptedException {
+        // Tickets name an API server only with Kubernetes, which this node runs without; the setting must name one.
+        JoinServiceInput join = new JoinServiceInput(input.joinMeasurements(), input.ekCaPem(), input.measurementSalt(),
+                input.nodeName() + ":6443", Optional.empty(), JoinServiceConfig.defaults().controlPlanes());
+        return writeAndStart(input.masterSecret(), input.masterSalt(), () -> etcd.create(input.nodeName(), input.etcdMembers()),
+                Optional.of(join));
+    }
+
+    /**
+     * What the join service is given beyond what every node-local join service shares.
+     *
+     * @param initNode      the init node's bindings, claimed before the service serves; empty after init
+     * @param controlPlanes the limit the service counts with until it reads the cluster's own from etcd
+     */
+    private record JoinServiceInput(SignedMeasurements measurements, String ekCaPem, byte[] measurementSalt,
+                                    String apiServerEndpoint, Optional<JoinServiceConfig.InitNode> initNode, int controlPlanes) {
+    }
+
+    /** The etcd member's identity, kept for every later start as it is made. */
+    @FunctionalInterface
+    private interface EtcdMemberSource {
+        EtcdMemberIdentity create() throws IOException;
+    }
+
+    /**
+     * Init's and a control plane's join's one way: the KMS's files, etcd's identity, certificates and command
+     * line, the join service's configuration (none without signed measurements), then etcd, and once it
+     * answers, the KMS and the join service.
+     */
+    private DeployedServices writeAndStart(byte[] masterSecret, byte[] masterSalt, EtcdMemberSource member,
+                                           Optional<JoinServiceInput> join) throws ClusterServicesException, InterruptedException {
         EtcdTlsFiles joinClient;
         try {
             Path kms = Files.createDirectories(settings.dir().resolve("kms"));
-            SecretFiles.write(kms.resolve("mastersecret"), input.masterSecret());
-            SecretFiles.write(kms.resolve("salt"), input.masterSalt());
-            Files.writeString(settings.dir().resolve("kms.properties"), kmsConfig(kms).toPropertiesText(WRITTEN_BY));
-            joinClient = etcd.prepare(etcd.create(input.nodeName()), input.masterSecret(), input.masterSalt());
-            if (join) {
+            SecretFiles.write(kms.resolve("mastersecret"), masterSecret);
+            SecretFiles.write(kms.resolve("salt"), masterSalt);
+            KmsConfig kmsConfig = kmsConfig(kms);
+            Files.writeString(settings.dir().resolve("kms.properties"), kmsConfig.toPropertiesText(WRITTEN_BY));
+            joinClient = etcd.prepare(member.create(), masterSecret, masterSalt);
+            if (join.isPresent()) {
                 Files.writeString(settings.dir().resolve("join.properties"),
-                        joinConfig(input, joinClient).toPropertiesText(WRITTEN_BY));
+                        joinConfig(join.get(), kmsConfig, joinClient).toPropertiesText(WRITTEN_BY));
             }
         } catch (IOException | IllegalArgumentException e) {
             throw new ClusterServicesException("writing the service configuration under " + settings.dir() + ": "
                     + e.getMessage(), e);
         }
         EtcdStanding standing = startEtcd(joinClient);
-        List<String> units = join ? KMS_AND_JOIN : KMS;
-        start(units);
-        awaitListening(units, join ? List.of(settings.kmsPort(), settings.joinPort()) : List.of(settings.kmsPort()));
+        startServices(join.isPresent());
         String etcdLine = "etcd " + standing.label() + " at " + etcd.clientEndpoint();
-        return new DeployedServices(join ? etcdLine + ", KMS and join service running as services of this node"
+        return new DeployedServices(join.isPresent() ? etcdLine + ", KMS and join service running as services of this node"
                 + " (Kubernetes absent); join service on :" + settings.joinPort()
                 : etcdLine + " and KMS started; join service NOT started: the init request's measurements were not signed"
                 + " (give FILE.sig beside --measurements and --measurements-key)", standing);
     }
 
     /**
-     * After a reboot: the configuration, secrets, bindings, cluster CA and etcd's data written at init are
-     * on the state disk. etcd's certificates are issued again from the master secret there, etcd starts
-     * again on its data, then the KMS and the join service, with the same keys.
+     * After a reboot: the configuration, secrets, bindings, cluster CA and etcd's data written at the first
+     * start (init, or a control plane's join) are on the state disk. etcd's certificates are issued again from
+     * the master secret there, etcd starts again on its data, then the KMS and the join service, with the same keys.
      */
     public DeployedServices restart() throws ClusterServicesException, InterruptedException {
         boolean join = Files.exists(settings.dir().resolve("join.properties"));
@@ -108,11 +152,8 @@ public final class NodeLocalServices implements Deployer {
                 Arrays.fill(secret, (byte) 0);
             }
         }
-        List<String> units = join ? KMS_AND_JOIN : KMS;
-        start(units);
-        awaitListening(units, join ? List.of(settings.kmsPort(), settings.joinPort()) : List.of(settings.kmsPort()));
         List<String> started = new ArrayList<>(identity.isPresent() ? List.of(ControlPlaneEtcd.UNIT) : List.of());
-        started.addAll(units);
+        started.addAll(startServices(join));
         return new DeployedServices(String.join(", ", started) + " started again from " + settings.dir()
                 + (identity.isPresent() ? "; etcd " + standing.label() + " with certificates issued afresh" : ""), standing);
     }
@@ -135,26 +176,35 @@ public final class NodeLocalServices implements Deployer {
         }
     }
 
+    /** The KMS, and the join service when it has a configuration, until they listen; returns their units. */
+    private List<String> startServices(boolean join) throws ClusterServicesException, InterruptedException {
+        List<String> units = join ? KMS_AND_JOIN : KMS;
+        start(units);
+        awaitListening(units, join ? List.of(settings.kmsPort(), settings.joinPort()) : List.of(settings.kmsPort()));
+        return units;
+    }
+
     private KmsConfig kmsConfig(Path kms) {
         // The join service's management port is 9091 on this node.
         return new KmsConfig(ServerPorts.of(settings.kmsPort(), 9092), kms.resolve("mastersecret"), kms.resolve("salt"), false);
     }
 
-    private JoinServiceConfig joinConfig(ServicesInput input, EtcdTlsFiles etcdClient) throws IOException, ClusterServicesException {
+    private JoinServiceConfig joinConfig(JoinServiceInput join, KmsConfig kms, EtcdTlsFiles etcdClient)
+            throws IOException, ClusterServicesException {
         Path dir = Files.createDirectories(settings.dir().resolve("join"));
         // The measurements sit alone in their directory: the join service watches it for signed updates.
         Path measurements = Files.createDirectories(dir.resolve("measurements")).resolve("measurements.json");
-        Files.write(measurements, input.joinMeasurements().getJson().toByteArray());
-        Files.write(MeasurementsFile.signatureFile(measurements), input.joinMeasurements().getSignature().toByteArray());
-        Path publicKey = Files.writeString(dir.resolve("measurements.pub"), input.joinMeasurements().getPublicKeyPem());
+        Files.write(measurements, join.measurements().getJson().toByteArray());
+        Files.write(MeasurementsFile.signatureFile(measurements), join.measurements().getSignature().toByteArray());
+        Path publicKey = Files.writeString(dir.resolve("measurements.pub"), join.measurements().getPublicKeyPem());
         try {
-            MeasurementsFile.verify(measurements, input.joinMeasurements().getPublicKeyPem());
+            MeasurementsFile.verify(measurements, join.measurements().getPublicKeyPem());
         } catch (MeasurementsException e) {
-            throw new ClusterServicesException("the join measurements from the init request: " + e.getMessage(), e);
+            throw new ClusterServicesException("the join measurements: " + e.getMessage(), e);
         }
-        Path ekCa = Files.writeString(dir.resolve("ek-ca.pem"), input.ekCaPem());
+        Path ekCa = Files.writeString(dir.resolve("ek-ca.pem"), join.ekCaPem());
         Path salt = dir.resolve("measurementSalt");
-        SecretFiles.write(salt, input.measurementSalt());
+        SecretFiles.write(salt, join.measurementSalt());
         NodeLocalClusterCa ca = NodeLocalClusterCa.create(dir);
 
         JoinServiceConfig defaults = JoinServiceConfig.defaults();
@@ -167,20 +217,21 @@ public final class NodeLocalServices implements Deployer {
                 .ports(new ServerPorts(Optional.of(settings.joinPort()), Optional.empty()))
                 .kubernetes(noKubernetes)
                 .kms(new JoinServiceConfig.Kms("127.0.0.1:" + settings.kmsPort(), defaults.kms().deadline()))
-                .apiServerEndpoint(input.apiServerEndpoint())
+                .apiServerEndpoint(join.apiServerEndpoint())
                 .measurementSaltFile(salt)
                 .measurements(new JoinServiceConfig.Measurements(measurements, publicKey, defaults.measurements().pollInterval()))
                 .ekCaFile(ekCa)
                 .ca(new JoinServiceConfig.Ca(ca.certificate(), ca.key()))
                 .controlPlaneDir(Files.createDirectories(dir.resolve("pki")))
                 // The join service claims these for the init node before it serves, so no other AK can.
-                .initNode(Optional.ofNullable(input.initNode()).map(n ->
-                        new JoinServiceConfig.InitNode(n.akNameHex(), n.nodeName(), n.diskUuids())))
+                .initNode(join.initNode())
                 .atls(new JoinServiceConfig.Atls(true, tpm, defaults.atls().serverEventLog()))
                 // The cluster store: this node's etcd member on loopback, which its member certificate names.
                 .etcd(new JoinServiceConfig.Etcd(List.of("https://" + etcd.clientEndpoint()), etcdClient.caFile(),
                         etcdClient.certFile(), etcdClient.keyFile(), defaults.etcd().deadline()))
-                .controlPlanes(input.controlPlanes())
+                .controlPlanes(join.controlPlanes())
+                // The KMS's own files: with them the join service admits control planes, handing them the master secret.
+                .masterSecret(Optional.of(new JoinServiceConfig.MasterSecret(kms.masterSecretFile(), kms.saltFile())))
                 .build();
     }
 

@@ -16,6 +16,10 @@ import java.time.Duration;
  * @param readyTimeout   how long init waits for etcd to answer and for both ports to accept connections (JVMs under TCG are slow)
  * @param etcdClientPort etcd's client port (TLS, client certificates of the etcd CA only)
  * @param etcdPeerPort   etcd's peer port (the same)
+ * @param etcdAdvertiseHost       the host this node's member advertises to peers and clients ("" = its DNS name
+ *                                {@code etcd-<node>.internal.<cluster>}; a test on loopback says 127.0.0.1)
+ * @param etcdAdvertisePeerPort   the peer port it advertises (0 = {@code etcdPeerPort}; differs behind a port mapping)
+ * @param etcdAdvertiseClientPort the client port it advertises (0 = {@code etcdClientPort})
  * @param clusterName    the cluster's name in {@code internal.<cluster>}, where the etcd member's name
  *                       {@code etcd-<node>.internal.<cluster>} lives (as endpoint discovery's records do)
  * @param hostsFile      the hosts file that maps that name to this node
@@ -29,6 +33,9 @@ public record NodeLocalSettings(
         @Bindable(defaultValue = "5m") Duration readyTimeout,
         @Bindable(defaultValue = "2379") int etcdClientPort,
         @Bindable(defaultValue = "2380") int etcdPeerPort,
+        @Bindable(defaultValue = "") String etcdAdvertiseHost,
+        @Bindable(defaultValue = "0") int etcdAdvertisePeerPort,
+        @Bindable(defaultValue = "0") int etcdAdvertiseClientPort,
         @Bindable(defaultValue = "sextant") String clusterName,
         @Bindable(defaultValue = "/etc/hosts") Path hostsFile) {
 }

@@ -14,6 +14,8 @@ import dev.sextant.nodeboot.bringup.BringUp;
 import dev.sextant.nodeboot.bringup.BringUpOutcome;
 import dev.sextant.nodeboot.bringup.KubernetesPlan;
 import dev.sextant.nodeboot.bringup.Membership;
+import dev.sextant.nodeboot.deploy.ControlPlaneInput;
+import dev.sextant.nodeboot.deploy.EtcdAdvertisedUrls;
 import dev.sextant.diskcrypt.DiskCryptException;
 import dev.sextant.housekeeping.discovery.ControlPlaneDiscovery;
 import dev.sextant.housekeeping.discovery.Endpoint;
@@ -21,6 +23,8 @@ import dev.sextant.keys.KeyDerivation;
 import dev.sextant.nodeboot.kubernetes.JoinSettings;
 import dev.sextant.nodeboot.bringup.BootstrapStatus;
 import dev.sextant.nodeboot.nodelock.NodeLock;
+import dev.sextant.proto.v1.ControlPlaneJoin;
+import dev.sextant.proto.v1.EtcdPeer;
 import dev.sextant.proto.v1.IssueJoinTicketRequest;
 import dev.sextant.proto.v1.IssueJoinTicketResponse;
 import io.grpc.StatusRuntimeException;
@@ -29,7 +33,9 @@ import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -41,9 +47,33 @@ import java.util.concurrent.atomic.AtomicBoolean;
 public final class JoinClient {
     private static final Logger LOG = LoggerFactory.getLogger(JoinClient.class);
 
-    /** Everything the join path needs from this node. */
-    public record Node(String name, boolean controlPlane, boolean kubernetesInstalled, FreshDisk freshDisk) {
+    /**
+     * Everything the join path needs from this node.
+     *
+     * @param etcdMember a control plane's etcd member as it will advertise itself (the request names it); null for a worker
+     */
+    public record Node(String name, boolean controlPlane, boolean kubernetesInstalled, FreshDisk freshDisk,
+                       EtcdAdvertisedUrls etcdMember) {
+        public Node {
+            if (controlPlane != (etcdMember != null)) {
+                throw new IllegalArgumentException("a control plane, and only a control plane, names its etcd member");
+            }
+        }
+
+        public static Node worker(String name, boolean kubernetesInstalled, FreshDisk freshDisk) {
+            return new Node(name, false, kubernetesInstalled, freshDisk, null);
+        }
+
+        public static Node controlPlane(String name, boolean kubernetesInstalled, FreshDisk freshDisk, EtcdAdvertisedUrls etcdMember) {
+            return new Node(name, true, kubernetesInstalled, freshDisk, etcdMember);
+        }
     }
+
+    /**
+     * A joining control plane runs its etcd member, KMS and join service as units of its own (node-local
+     * services); beside Kubernetes it would need them as workloads and its member in Kubernetes' datastore.
+     */
+    static final String CONTROL_PLANE_WITH_KUBERNETES = "a control plane joining a cluster with Kubernetes is not supported yet";
 
     /**
      * The state disk of a node that is not a member yet. The join service derives the disk key from
@@ -89,6 +119,11 @@ public final class JoinClient {
     }
 
     public JoinOutcome run() throws InterruptedException {
+        if (node.controlPlane() && node.kubernetesInstalled()) {
+            // Refused before asking: a ticket would bind this machine and add an etcd learner that never starts.
+            LOG.error("The join path does not run: {}", CONTROL_PLANE_WITH_KUBERNETES);
+            return new JoinOutcome.Stopped(CONTROL_PLANE_WITH_KUBERNETES);
+        }
         for (int attempt = 0; ; attempt++) {
             if (lock.holder().isPresent()) {
                 return JoinOutcome.lockedBy(lock.holder().get());
@@ -113,9 +148,14 @@ public final class JoinClient {
         try {
             endpoints = discovery.endpoints();
             // k3s makes its own kubelet credentials: no CSR (the field is kubeadm's).
-            request = IssueJoinTicketRequest.newBuilder().setDiskUuid(node.freshDisk().prepare()).setNodeName(node.name())
-                    .setControlPlane(node.controlPlane())
-                    .setDiscoveryPublicKey(ByteString.copyFrom(memberKey.publicKey())).build();
+            IssueJoinTicketRequest.Builder builder = IssueJoinTicketRequest.newBuilder().setDiskUuid(node.freshDisk().prepare())
+                    .setNodeName(node.name()).setControlPlane(node.controlPlane())
+                    .setDiscoveryPublicKey(ByteString.copyFrom(memberKey.publicKey()));
+            if (node.controlPlane()) {
+                builder.setEtcdMember(EtcdPeer.newBuilder().setName(node.name()).setPeerUrl(node.etcdMember().peerUrl())
+                        .setClientUrl(node.etcdMember().clientUrl()));
+            }
+            request = builder.build();
         } catch (IOException | DiskCryptException e) {
             LOG.warn("Cannot prepare a join request: {}", e.getMessage());
             return null;
@@ -128,7 +168,7 @@ public final class JoinClient {
                 LOG.warn("Join service {} refused or unreachable: {}", endpoint, e.getStatus());
                 continue;
             }
-            List<String> problems = new ArrayList<>(TicketCheck.problems(ticket, node.kubernetesInstalled()));
+            List<String> problems = new ArrayList<>(TicketCheck.problems(ticket, request, node.kubernetesInstalled()));
             Membership membership = problems.isEmpty() ? membership(ticket, problems) : null;
             if (membership == null) {
                 LOG.warn("Join ticket from {} refused, nothing applied: {}", endpoint, String.join("; ", problems));
@@ -162,13 +202,24 @@ public final class JoinClient {
                     + " (or another cluster); this node is " + node.name() + " as " + role);
             return null;
         }
+        byte[] diskKey = ticket.getStateDiskKey().toByteArray();
+        byte[] discoveryKey = ticket.getDiscoveryKey().toByteArray();
+        if (node.controlPlane()) {
+            return Membership.joinControlPlane(node.name(), clusterId, diskKey, discoveryKey, controlPlaneInput(ticket), member);
+        }
         KubernetesPlan kubernetes = ticket.hasK3S()
-                ? new KubernetesPlan.Join(new JoinSettings(node.name(), ticket.getK3S().getServerUrl(), ticket.getK3S().getToken(),
-                node.controlPlane()))
+                ? new KubernetesPlan.Join(new JoinSettings(node.name(), ticket.getK3S().getServerUrl(), ticket.getK3S().getToken(), false))
                 : new KubernetesPlan.None();
-        return Membership.join(node.controlPlane() ? BootstrapStatus.Role.CONTROL_PLANE : BootstrapStatus.Role.WORKER,
-                node.name(), clusterId, ticket.getStateDiskKey().toByteArray(), ticket.getDiscoveryKey().toByteArray(),
-                kubernetes, member);
+        return Membership.join(BootstrapStatus.Role.WORKER, node.name(), clusterId, diskKey, discoveryKey, kubernetes, member);
+    }
+
+    /** What a control plane's services are made from: its ticket's control-plane part (checked) and measurement salt. */
+    private ControlPlaneInput controlPlaneInput(IssueJoinTicketResponse ticket) {
+        ControlPlaneJoin cp = ticket.getControlPlane();
+        Map<String, String> members = new LinkedHashMap<>();
+        cp.getEtcdMembersList().forEach(m -> members.put(m.getName(), m.getPeerUrl()));
+        return new ControlPlaneInput(cp.getMasterSecret().toByteArray(), cp.getMasterSalt().toByteArray(),
+                ticket.getMeasurementSalt().toByteArray(), cp.getJoinMeasurements(), cp.getEkCaPem(), node.name(), members);
     }
 
     private JoinOutcome bringUp(Endpoint endpoint, Membership membership) throws InterruptedException {

@@ -5,6 +5,8 @@ import dev.sextant.atls.ServerVerification;
 import dev.sextant.attestation.issue.Attester;
 import dev.sextant.nodeboot.jointrust.JoinServiceTrust;
 import dev.sextant.nodeboot.bringup.BringUp;
+import dev.sextant.nodeboot.deploy.EtcdAdvertisedUrls;
+import dev.sextant.nodeboot.deploy.NodeLocalSettings;
 import dev.sextant.diskcrypt.StateDisk;
 import dev.sextant.nodeboot.joinservices.CombinedDiscovery;
 import dev.sextant.housekeeping.discovery.ControlPlaneDiscovery;
@@ -41,10 +43,15 @@ final class JoinClientFactory {
         return new AtlsJoinTransport(attester, ServerVerification.by(trust.verifier()), settings.rpcTimeout());
     }
 
+    /** A control plane names its etcd member as {@code sextant.services.etcd-advertise-*} say it advertises itself. */
     @Singleton
     JoinClient joinClient(JoinClientSettings settings, NodeIdentity identity, @Named("join-services") ControlPlaneDiscovery services,
-                          AtlsJoinTransport transport, NodeLock lock, BringUp bringUp, StateDisk disk, KubernetesDriver kubernetes) {
-        return new JoinClient(new JoinClient.Node(identity.name(), settings.controlPlane(), kubernetes.installed(), disk::prepareFresh),
-                services, transport, lock, bringUp, Backoff.standard(), duration -> Thread.sleep(duration.toMillis()));
+                          AtlsJoinTransport transport, NodeLock lock, BringUp bringUp, StateDisk disk, KubernetesDriver kubernetes,
+                          NodeLocalSettings nodeLocal) {
+        JoinClient.Node node = settings.controlPlane()
+                ? JoinClient.Node.controlPlane(identity.name(), kubernetes.installed(), disk::prepareFresh,
+                        EtcdAdvertisedUrls.of(nodeLocal, identity.name(), nodeLocal.clusterName()))
+                : JoinClient.Node.worker(identity.name(), kubernetes.installed(), disk::prepareFresh);
+        return new JoinClient(node, services, transport, lock, bringUp, Backoff.standard(), duration -> Thread.sleep(duration.toMillis()));
     }
 }

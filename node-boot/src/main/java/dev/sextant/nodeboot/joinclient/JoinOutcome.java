@@ -9,7 +9,7 @@ public sealed interface JoinOutcome {
     record Joined(String endpoint, BringUpOutcome.Bootstrapped bootstrapped) implements JoinOutcome {
     }
 
-    /** Another path holds the node lock (or stop was requested); nothing was changed. */
+    /** Nothing was changed: another path holds the node lock, stop was requested, or this node cannot join as configured. */
     record Stopped(String why) implements JoinOutcome {
     }
 

@@ -1,5 +1,6 @@
 package dev.sextant.nodeboot.joinclient;
 
+import dev.sextant.proto.v1.IssueJoinTicketRequest;
 import dev.sextant.proto.v1.IssueJoinTicketResponse;
 import dev.sextant.proto.v1.IssueRejoinTicketResponse;
 import dev.sextant.proto.v1.K3sJoin;
@@ -22,11 +23,12 @@ public final class TicketCheck {
     private TicketCheck() {}
 
     /**
-     * Problems of a join ticket for a node whose Kubernetes is (or is not) installed: k3s is the
-     * only driver, so a kubeadm plan cannot be applied here, and a node that runs Kubernetes needs
-     * a plan.
+     * Problems of a join ticket for the node that sent {@code request}, whose Kubernetes is (or is not)
+     * installed: k3s is the only driver, so a kubeadm plan cannot be applied here, and a node that runs
+     * Kubernetes needs a plan. A control plane's ticket carries what it serves with ({@link ControlPlaneTicketCheck});
+     * a worker's must not: it has no use for the master secret, and keeps nothing of a ticket that offers it.
      */
-    public static List<String> problems(IssueJoinTicketResponse ticket, boolean kubernetesInstalled) {
+    public static List<String> problems(IssueJoinTicketResponse ticket, IssueJoinTicketRequest request, boolean kubernetesInstalled) {
         List<String> problems = new ArrayList<>();
         key(problems, "state_disk_key", ticket.getStateDiskKey().size());
         key(problems, "measurement_secret", ticket.getMeasurementSecret().size());
@@ -40,6 +42,17 @@ public final class TicketCheck {
                     problems.add("the ticket carries no Kubernetes plan, but this node runs Kubernetes");
                 }
             }
+        }
+        if (!request.getControlPlane()) {
+            if (ticket.hasControlPlane()) {
+                problems.add("a worker's ticket carries control-plane material (the master secret); refused, nothing kept");
+            }
+        } else if (ticket.getKubernetesCase() != IssueJoinTicketResponse.KubernetesCase.KUBERNETES_NOT_SET) {
+            problems.add(JoinClient.CONTROL_PLANE_WITH_KUBERNETES);
+        } else if (!ticket.hasControlPlane()) {
+            problems.add("a control plane's ticket carries no control_plane (the master secret, etcd's members, the measurements)");
+        } else {
+            problems.addAll(ControlPlaneTicketCheck.problems(ticket.getControlPlane(), request.getEtcdMember()));
         }
         return problems;
     }

@@ -119,7 +119,7 @@ class NodeAttacksTest {
     private JoinOutcome joinTwice(TestNode node, TestJoinService service, SeenByNode transport) throws Exception {
         AtomicInteger rounds = new AtomicInteger();
         JoinClient[] client = new JoinClient[1];
-        client[0] = new JoinClient(new JoinClient.Node("worker-0", false, true, node.disk::prepareFresh),
+        client[0] = new JoinClient(JoinClient.Node.worker("worker-0", true, node.disk::prepareFresh),
                 new StaticDiscovery(List.of(service.endpoint())), transport, node.lock, node.bringUp,
                 new Backoff(Duration.ofMillis(1), Duration.ofMillis(1), () -> 0.0), d -> {
                     if (rounds.incrementAndGet() >= 2) {

@@ -48,6 +48,8 @@ public final class TestNode implements AutoCloseable {
     public final KubernetesDriver kubernetes;
     public final BringUp bringUp;
     public final List<List<String>> systemctl = new ArrayList<>();
+    /** Where its node-local services' files go (under the state mount), on the default ports. */
+    public final NodeLocalSettings nodeLocalSettings;
     private final ServerSocket services;
 
     public TestNode(Path dir, FakeLuks luks, PcrMarker marker, KubernetesDriver kubernetes) throws IOException {
@@ -76,9 +78,10 @@ public final class TestNode implements AutoCloseable {
         };
         // etcd's "unit" answers at once, as a leader of its own (the deployer's real etcd runs in ControlPlaneEtcdTest).
         EtcdProbe etcd = (endpoint, tls, timeout) -> new EndpointStatus(endpoint, 1, 1, 2, 4, 4, false, "3.4.23", List.of());
-        var nodeLocal = new NodeLocalServices(new NodeLocalSettings(dir.resolve("state/sextant/services"),
-                services.getLocalPort(), services.getLocalPort(), "", Duration.ofSeconds(5), 2379, 2380, "sextant",
-                dir.resolve("hosts")), units, etcd);
+        this.nodeLocalSettings = new NodeLocalSettings(dir.resolve("state/sextant/services"),
+                services.getLocalPort(), services.getLocalPort(), "", Duration.ofSeconds(5), 2379, 2380, "", 0, 0, "sextant",
+                dir.resolve("hosts"));
+        var nodeLocal = new NodeLocalServices(nodeLocalSettings, units, etcd);
         var dataVolumes = new DataVolumes(new DataVolumeSettings(false, "", "cp", "", dir, dir, dir, "x", dir,
                 Duration.ofMinutes(1), 8192, 4), (argv, stdin) -> { throw new AssertionError("no data volume"); });
         var clusterServices = new ServicesStep(nodeLocal, new KubernetesServices(new KubernetesServicesSettings(

@@ -41,8 +41,12 @@ class ControlPlaneEtcdFilesTest {
     }
 
     private ControlPlaneEtcd etcd() {
-        return new ControlPlaneEtcd(new NodeLocalSettings(dir.resolve("services"), 9000, 9090, "", Duration.ofSeconds(5), 2379, 2380,
-                "demo", dir.resolve("hosts")));
+        return new ControlPlaneEtcd(settings("", 0, 0));
+    }
+
+    private NodeLocalSettings settings(String advertiseHost, int advertisePeerPort, int advertiseClientPort) {
+        return new NodeLocalSettings(dir.resolve("services"), 9000, 9090, "", Duration.ofSeconds(5), 2379, 2380, advertiseHost,
+                advertisePeerPort, advertiseClientPort, "demo", dir.resolve("hosts"));
     }
 
     private EtcdTlsFiles prepared() throws Exception {
@@ -119,6 +123,46 @@ class ControlPlaneEtcdFilesTest {
     }
 
     @Test
+    @DisplayName("the member advertises what sextant.services.etcd-advertise-* say (the URLs a join request names), its certificate names that host, and it still binds every address on the listen ports")
+    void advertisedAsSettingsSay() throws Exception {
+        NodeLocalSettings settings = settings("10.0.0.5", 32380, 32379);
+        ControlPlaneEtcd etcd = new ControlPlaneEtcd(settings);
+        etcd.prepare(etcd.create("cp-0"), secret, salt);
+        List<String> args = arguments();
+        EtcdAdvertisedUrls urls = EtcdAdvertisedUrls.of(settings, "cp-0", "demo");
+        assertEquals(new EtcdAdvertisedUrls("https://10.0.0.5:32380", "https://10.0.0.5:32379"), urls);
+        assertEquals(urls.peerUrl(), value(args, "--initial-advertise-peer-urls"));
+        assertEquals(urls.clientUrl(), value(args, "--advertise-client-urls"));
+        assertEquals("cp-0=" + urls.peerUrl(), value(args, "--initial-cluster"));
+        assertEquals("https://0.0.0.0:2380", value(args, "--listen-peer-urls"));
+        assertEquals("https://0.0.0.0:2379", value(args, "--listen-client-urls"));
+        Set<String> sans = certificate(Path.of(value(args, "--cert-file"))).getSubjectAlternativeNames().stream()
+                .map(n -> n.get(1).toString()).collect(Collectors.toCollection(TreeSet::new));
+        assertTrue(sans.containsAll(Set.of("10.0.0.5", "etcd-cp-0.internal.demo")), sans.toString());
+
+        assertEquals(new EtcdAdvertisedUrls("https://etcd-cp-0.internal.demo:2380", "https://etcd-cp-0.internal.demo:2379"),
+                EtcdAdvertisedUrls.of(settings("", 0, 0), "cp-0", "demo"), "by default its DNS name and the listen ports");
+        assertEquals("https://[fd00::5]:2380", EtcdAdvertisedUrls.of(settings("fd00::5", 0, 0), "cp-0", "demo").peerUrl());
+        ControlPlaneEtcd named = new ControlPlaneEtcd(settings("etcd.example.test", 0, 0));
+        Files.delete(dir.resolve("services/etcd/member.properties"));
+        named.prepare(named.create("cp-0"), secret, salt);
+        assertTrue(certificate(Path.of(value(arguments(), "--cert-file"))).getSubjectAlternativeNames().stream()
+                .anyMatch(n -> n.get(1).equals("etcd.example.test")), "a peer checks the name it dialled");
+    }
+
+    @Test
+    @DisplayName("a member.properties from an init that did not keep the initial cluster is read as that init's member: a new cluster of one under the peer URL the settings advertise")
+    void memberFileWithoutInitialCluster() throws Exception {
+        Path file = Files.createDirectories(dir.resolve("services/etcd")).resolve("member.properties");
+        Files.writeString(file, "name=cp-0\ncluster=demo\n");
+        EtcdMemberIdentity identity = etcd().identity().orElseThrow();
+        assertEquals(EtcdMemberIdentity.first("cp-0", "demo", "https://etcd-cp-0.internal.demo:2380"), identity);
+        etcd().prepare(identity, secret, salt);
+        assertEquals("new", value(arguments(), "--initial-cluster-state"));
+        assertEquals("cp-0=https://etcd-cp-0.internal.demo:2380", value(arguments(), "--initial-cluster"));
+    }
+
+    @Test
     @DisplayName("an argument systemd would interpret in the environment file (space, quote, '$', '%', backslash) is refused, naming it")
     void environmentFileRefusesInterpretedCharacters() {
         for (String bad : List.of("--data-dir=/var/lib/my data", "--name=\"x\"", "--name=$HOME", "--name=%H", "--name=a\\b")) {
@@ -136,7 +180,7 @@ class ControlPlaneEtcdFilesTest {
     void unitMatchesTheDeployer() throws Exception {
         Map<String, String> unit = EtcdUnitAsProcess.unit();
         ControlPlaneEtcd image = new ControlPlaneEtcd(new NodeLocalSettings(Path.of(EtcdUnitAsProcess.IMAGE_SERVICES_DIR), 9000, 9090, "",
-                Duration.ofMinutes(5), 2379, 2380, "sextant", Path.of("/etc/hosts")));
+                Duration.ofMinutes(5), 2379, 2380, "", 0, 0, "sextant", Path.of("/etc/hosts")));
         assertEquals(image.environmentFile().toString(), unit.get("EnvironmentFile"));
         assertEquals(image.environmentFile().toString(), unit.get("ConditionPathExists"));
         assertEquals("/usr/bin/etcd $" + ControlPlaneEtcd.ARGS_VARIABLE, unit.get("ExecStart"), "unquoted: split at whitespace");

@@ -9,7 +9,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.KeyPair;
 import java.security.KeyPairGenerator;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.bouncycastle.openssl.jcajce.JcaPEMWriter;
@@ -18,6 +20,7 @@ import org.bouncycastle.openssl.jcajce.JcaPEMWriter;
 public final class DeployInputs {
     public static final String NODE = "control-plane-0";
     public static final String AK = "000b" + "ab".repeat(32);
+    public static final String EK_CA = "-----BEGIN CERTIFICATE-----\n(ek ca)\n-----END CERTIFICATE-----\n";
     public static final List<String> DISKS = List.of("c3833f4f-fab2-41c3-aae8-d8d0f1dc9ee4", "5b1f0c1e-0000-4000-8000-000000000001");
     // Every PCR a measurements file must cover (4, 9, 11, 12, 13, 15), all zero.
     public static final String MEASUREMENTS = "{\"variant\":\"qemu-vtpm\",\"measurements\":{"
@@ -37,9 +40,16 @@ public final class DeployInputs {
     }
 
     public static ServicesInput input(SignedMeasurements measurements, byte[] masterSecret, byte[] masterSalt) {
-        return new ServicesInput(masterSecret, masterSalt, new byte[32], measurements,
-                "-----BEGIN CERTIFICATE-----\n(ek ca)\n-----END CERTIFICATE-----\n", NODE + ":6443", new byte[0],
+        return new ServicesInput(masterSecret, masterSalt, new byte[32], measurements, EK_CA, NODE + ":6443", new byte[0],
                 new InitNodeBinding(AK, NODE, DISKS), NODE, 5);
+    }
+
+    /** What a control plane's ticket hands the deployer: {@code node} joins the etcd cluster {@code members}. */
+    public static ControlPlaneInput joining(String node, Map<String, String> members, SignedMeasurements measurements,
+                                            byte[] masterSecret, byte[] masterSalt) {
+        byte[] measurementSalt = new byte[32];
+        Arrays.fill(measurementSalt, (byte) 0x53);
+        return new ControlPlaneInput(masterSecret, masterSalt, measurementSalt, measurements, EK_CA, node, members);
     }
 
     private static String pem(Object o) throws Exception {

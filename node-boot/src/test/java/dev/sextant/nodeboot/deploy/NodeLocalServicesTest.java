@@ -2,6 +2,7 @@ package dev.sextant.nodeboot.deploy;
 
 import static dev.sextant.nodeboot.deploy.DeployInputs.MEASUREMENTS;
 import static dev.sextant.nodeboot.deploy.DeployInputs.input;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -26,7 +27,9 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
 import org.junit.jupiter.api.AfterEach;
@@ -83,7 +86,7 @@ class NodeLocalServicesTest {
 
     private NodeLocalSettings settings(int joinPort, Duration readyTimeout) {
         return new NodeLocalSettings(dir.resolve("services"), kms.getLocalPort(), joinPort, "device:/dev/tpmrm0", readyTimeout,
-                2379, 2380, "sextant", dir.resolve("hosts"));
+                2379, 2380, "", 0, 0, "sextant", dir.resolve("hosts"));
     }
 
     private NodeLocalServices services(CommandRunner runner, int joinPort, Duration readyTimeout, EtcdProbe probe) {
@@ -128,6 +131,8 @@ class NodeLocalServicesTest {
         assertEquals(List.of(new EtcdTlsFiles(join.etcd().caFile(), join.etcd().certFile(), join.etcd().keyFile())), probed,
                 "the probe proved the join service's own client certificate");
         assertEquals(5, join.controlPlanes(), "the init request's control_planes");
+        assertEquals(Optional.of(new JoinServiceConfig.MasterSecret(kms.masterSecretFile(), kms.saltFile())), join.masterSecret(),
+                "the KMS's own files: with them the join service admits control planes");
         JoinServiceConfig.InitNode init = join.initNode().orElseThrow();
         assertEquals(DeployInputs.AK, init.akNameHex(), "the init node's AK, bound before the service serves");
         assertEquals("control-plane-0", init.nodeName());
@@ -174,6 +179,98 @@ class NodeLocalServicesTest {
         assertEquals("etcd's own", Files.readString(written), "etcd's data dir is left alone");
         assertEquals(1, probed.size(), "etcd was waited for");
         assertTrue(Files.readString(dir.resolve("hosts")).contains("etcd-control-plane-0.internal.sextant"));
+    }
+
+    private static final Map<String, String> TICKET_MEMBERS = members("control-plane-0", "https://etcd-control-plane-0.internal.sextant:2380",
+            "cp-1", "https://etcd-cp-1.internal.sextant:2380");
+
+    /** Name to peer URL, in the order given (the ticket's). */
+    private static Map<String, String> members(String... nameAndUrl) {
+        Map<String, String> members = new LinkedHashMap<>();
+        for (int i = 0; i < nameAndUrl.length; i += 2) {
+            members.put(nameAndUrl[i], nameAndUrl[i + 1]);
+        }
+        return members;
+    }
+
+    private ControlPlaneInput joiningInput() throws Exception {
+        return DeployInputs.joining("cp-1", TICKET_MEMBERS, DeployInputs.signed(dir.resolve("ticket"), MEASUREMENTS), secret, salt);
+    }
+
+    /** etcd's arguments as sextant-etcd.service reads them from etcd.env, by flag. */
+    private Map<String, String> etcdArguments() throws Exception {
+        Map<String, String> flags = new LinkedHashMap<>();
+        String line = EtcdUnitAsProcess.environmentFile(dir.resolve("services/etcd.env")).get(ControlPlaneEtcd.ARGS_VARIABLE);
+        for (String argument : line.split(" ")) {
+            int eq = argument.indexOf('=');
+            flags.put(eq < 0 ? argument : argument.substring(0, eq), eq < 0 ? "" : argument.substring(eq + 1));
+        }
+        return flags;
+    }
+
+    @Test
+    @DisplayName("a joining control plane writes what init writes, from its ticket: etcd joins the existing cluster the ticket lists, the join service takes the ticket's measurements and EK CA and the KMS's master-secret files, and claims no init node")
+    void joinControlPlane() throws Exception {
+        ControlPlaneInput input = joiningInput();
+        DeployedServices joined = services().joinControlPlane(input);
+
+        assertEquals(List.of(START_ETCD, START_BOTH), commands, "etcd first, then the KMS and the join service");
+        assertEquals(EtcdStanding.MEMBER, joined.etcd());
+        Map<String, String> etcd = etcdArguments();
+        assertEquals("existing", etcd.get("--initial-cluster-state"));
+        assertEquals("control-plane-0=https://etcd-control-plane-0.internal.sextant:2380,cp-1=https://etcd-cp-1.internal.sextant:2380",
+                etcd.get("--initial-cluster"));
+        assertEquals("cp-1", etcd.get("--name"));
+        assertEquals("https://etcd-cp-1.internal.sextant:2380", etcd.get("--initial-advertise-peer-urls"), "the peer URL it asked for");
+        assertEquals("https://etcd-cp-1.internal.sextant:2379", etcd.get("--advertise-client-urls"));
+        assertEquals(ControlPlaneEtcd.clusterToken(ControlPlaneEtcd.ca(secret, salt)), etcd.get("--initial-cluster-token"),
+                "the token every control plane derives from the master secret");
+
+        KmsConfig kms = KmsConfig.from(properties("kms.properties"));
+        JoinServiceConfig join = JoinServiceConfig.from(properties("join.properties"));
+        assertArrayEquals(secret, Files.readAllBytes(kms.masterSecretFile()), "the ticket's master secret, for the KMS");
+        assertArrayEquals(salt, Files.readAllBytes(kms.saltFile()));
+        assertEquals(Optional.of(new JoinServiceConfig.MasterSecret(kms.masterSecretFile(), kms.saltFile())), join.masterSecret());
+        assertArrayEquals(input.joinMeasurements().getJson().toByteArray(), Files.readAllBytes(join.measurements().file()));
+        assertEquals(input.joinMeasurements().getPublicKeyPem(), Files.readString(join.measurements().publicKeyFile()));
+        MeasurementsFile.verify(join.measurements().file(), Files.readString(join.measurements().publicKeyFile()));
+        assertEquals(DeployInputs.EK_CA, Files.readString(join.ekCaFile().orElseThrow()));
+        assertArrayEquals(input.measurementSalt(), Files.readAllBytes(join.measurementSaltFile()), "the ticket's measurement salt");
+        assertTrue(join.initNode().isEmpty(), "the init node's bindings were claimed at init");
+        assertEquals(List.of("https://127.0.0.1:2379"), join.etcd().endpoints(), "its own member, on loopback");
+        assertFalse(join.kubernetes().enabled());
+        assertTrue(Files.readString(join.ca().certFile()).startsWith("-----BEGIN CERTIFICATE-----"), "a cluster CA of its own");
+        for (Path secretFile : List.of(kms.masterSecretFile(), kms.saltFile(), join.ca().keyFile(), join.measurementSaltFile(),
+                join.etcd().keyFile())) {
+            assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(secretFile)), secretFile.toString());
+        }
+    }
+
+    @Test
+    @DisplayName("a joined control plane that answers as a learner says so")
+    void joinedLearner() throws Exception {
+        learner = true;
+        DeployedServices joined = services().joinControlPlane(joiningInput());
+        assertEquals(EtcdStanding.LEARNER, joined.etcd());
+        assertTrue(joined.summary().startsWith("etcd learner at 127.0.0.1:2379, KMS and join service running"), joined.summary());
+    }
+
+    @Test
+    @DisplayName("after a reboot a joined control plane starts etcd on its data with the etcd.env of its join (existing state, the ticket's members), then its KMS and join service")
+    void restartAfterJoin() throws Exception {
+        services().joinControlPlane(joiningInput());
+        String argsBefore = Files.readString(dir.resolve("services/etcd.env"));
+        Files.writeString(dir.resolve("services/etcd/data/member-wal"), "etcd's own");
+        Files.delete(dir.resolve("services/etcd.env")); // so that only restart() can have written the one compared
+        commands.clear();
+        learner = true;
+
+        DeployedServices again = services().restart();
+
+        assertEquals(List.of(START_ETCD, START_BOTH), commands);
+        assertEquals(argsBefore, Files.readString(dir.resolve("services/etcd.env")), "the same command line as at the join");
+        assertEquals("existing", etcdArguments().get("--initial-cluster-state"));
+        assertEquals(EtcdStanding.LEARNER, again.etcd(), "not promoted yet: still a learner");
     }
 
     @Test

@@ -28,18 +28,30 @@ public final class RealEtcdNode implements AutoCloseable {
 
     public final Path dir;
     public final EtcdUnitAsProcess systemd;
+    public final NodeLocalSettings settings;
     public final NodeLocalServices services;
     private final ServerSocket kms;
     private final ServerSocket join;
 
     public RealEtcdNode(Path dir) throws IOException {
+        this(dir, "");
+    }
+
+    /** @param advertiseHost the host its member advertises ("" = its DNS name, which resolves nowhere here) */
+    public RealEtcdNode(Path dir, String advertiseHost) throws IOException {
         EtcdInstalled.require();
         this.dir = dir;
         this.kms = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
         this.join = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
         this.systemd = new EtcdUnitAsProcess(dir.resolve("services"), dir.resolve("etcd.log"));
-        this.services = new NodeLocalServices(new NodeLocalSettings(dir.resolve("services"), kms.getLocalPort(), join.getLocalPort(),
-                "", Duration.ofSeconds(30), PORTS.next(), PORTS.next(), CLUSTER, dir.resolve("hosts")), systemd, new EtcdStatusProbe());
+        this.settings = new NodeLocalSettings(dir.resolve("services"), kms.getLocalPort(), join.getLocalPort(), "",
+                Duration.ofSeconds(30), PORTS.next(), PORTS.next(), advertiseHost, 0, 0, CLUSTER, dir.resolve("hosts"));
+        this.services = new NodeLocalServices(settings, systemd, new EtcdStatusProbe());
+    }
+
+    /** What the node's member {@code nodeName} advertises: what its join request names. */
+    public EtcdAdvertisedUrls advertised(String nodeName) {
+        return EtcdAdvertisedUrls.of(settings, nodeName, CLUSTER);
     }
 
     /** The join service's settings as init wrote them. */

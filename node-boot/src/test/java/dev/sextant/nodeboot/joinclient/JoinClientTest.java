@@ -10,7 +10,21 @@ import dev.sextant.attestation.tpmstructures.TpmAlg;
 import dev.sextant.attestation.verify.AkTrust;
 import dev.sextant.attestation.verify.DocumentVerifier;
 import dev.sextant.attestation.verify.VerifierPolicy;
+import com.google.protobuf.ByteString;
+import dev.sextant.nodeboot.bringup.FakeKubernetes;
+import dev.sextant.nodeboot.bringup.Membership;
+import dev.sextant.nodeboot.bringup.NodeState;
+import dev.sextant.nodeboot.bringup.ServicesPlan;
 import dev.sextant.nodeboot.bringup.TestNode;
+import dev.sextant.nodeboot.deploy.DeployInputs;
+import dev.sextant.nodeboot.deploy.EtcdAdvertisedUrls;
+import dev.sextant.nodeboot.deploy.EtcdStanding;
+import dev.sextant.nodeboot.kubernetes.DriverResult;
+import dev.sextant.nodeboot.kubernetes.KubernetesDriver;
+import dev.sextant.proto.v1.ControlPlaneJoin;
+import dev.sextant.proto.v1.EtcdPeer;
+import dev.sextant.proto.v1.IssueJoinTicketRequest;
+import dev.sextant.proto.v1.IssueJoinTicketResponse;
 import dev.sextant.nodeboot.bringup.Via;
 import dev.sextant.diskcrypt.FakeLuks;
 import dev.sextant.nodeboot.joinservices.StaticDiscovery;
@@ -51,6 +65,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /** The join path against in-test join services over real client-attested (and mutual) aTLS with a real swtpm. */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class JoinClientTest {
+    private static final byte[] MASTER_SECRET = filled(0x6d);
+    private static final byte[] MASTER_SALT = filled(0x73);
+
+    private static byte[] filled(int value) {
+        byte[] b = new byte[32];
+        Arrays.fill(b, (byte) value);
+        return b;
+    }
+
     private Swtpm swtpm;
     private TpmAttester attester;
     @TempDir
@@ -103,22 +126,50 @@ class JoinClientTest {
 
     private Node node(TestJoinService service, ServerVerification joinService, int maxRounds) throws Exception {
         StandInK3s k3s = StandInK3s.create(Files.createDirectories(dir.resolve("k3s-" + boots.size())), 0);
+        TestNode boot = boot(new K3sDriver(k3s.settings()));
+        return start(boot, JoinClient.Node.worker("node-b", true, boot.disk::prepareFresh), service, joinService, maxRounds, k3s);
+    }
+
+    /** The control plane cp-1 on an image without k3s, or with it ({@code kubernetes} installed). */
+    private Node controlPlane(TestJoinService service, KubernetesDriver kubernetes, int maxRounds) throws Exception {
+        TestNode boot = boot(kubernetes);
+        JoinClient.Node self = JoinClient.Node.controlPlane("cp-1", kubernetes.installed(), boot.disk::prepareFresh,
+                EtcdAdvertisedUrls.of(boot.nodeLocalSettings, "cp-1", "sextant"));
+        return start(boot, self, service, ServerVerification.insecureAcceptAnyServer(), maxRounds, null);
+    }
+
+    private TestNode boot(KubernetesDriver kubernetes) throws Exception {
         TestNode boot = new TestNode(Files.createDirectories(dir.resolve("node-" + boots.size())), new FakeLuks(),
-                new TpmPcrMarker(swtpm.client()), new K3sDriver(k3s.settings()));
+                new TpmPcrMarker(swtpm.client()), kubernetes);
         boots.add(boot);
+        return boot;
+    }
+
+    private Node start(TestNode boot, JoinClient.Node self, TestJoinService service, ServerVerification joinService,
+                       int maxRounds, StandInK3s k3s) throws Exception {
         List<Duration> sleeps = new ArrayList<>();
-        JoinClient[] self = new JoinClient[1];
+        JoinClient[] client = new JoinClient[1];
         Sleeper recording = d -> {
             sleeps.add(d);
             if (sleeps.size() >= maxRounds) {
-                self[0].stop();
+                client[0].stop();
             }
         };
-        self[0] = new JoinClient(new JoinClient.Node("node-b", false, true, boot.disk::prepareFresh),
-                new StaticDiscovery(List.of(service.endpoint())),
+        client[0] = new JoinClient(self, new StaticDiscovery(List.of(service.endpoint())),
                 new AtlsJoinTransport(attester, joinService, Duration.ofSeconds(10)), boot.lock, boot.bringUp,
                 new Backoff(Duration.ofSeconds(1), Duration.ofSeconds(30), () -> 0.5), recording);
-        return new Node(self[0], boot.lock, sleeps, k3s, boot);
+        return new Node(client[0], boot.lock, sleeps, k3s, boot);
+    }
+
+    /** What a join service holding the master secret answers cp-1: the cluster's etcd with cp-1 just added, no Kubernetes. */
+    private IssueJoinTicketResponse controlPlaneTicket(EtcdAdvertisedUrls self) throws Exception {
+        return TestJoinService.ticket().toBuilder().clearK3S().setControlPlane(ControlPlaneJoin.newBuilder()
+                .setMasterSecret(ByteString.copyFrom(MASTER_SECRET)).setMasterSalt(ByteString.copyFrom(MASTER_SALT))
+                .addEtcdMembers(EtcdPeer.newBuilder().setName("cp-0").setPeerUrl("https://etcd-cp-0.internal.sextant:2380")
+                        .setClientUrl("https://etcd-cp-0.internal.sextant:2379"))
+                .addEtcdMembers(EtcdPeer.newBuilder().setName("cp-1").setPeerUrl(self.peerUrl()))
+                .setJoinMeasurements(DeployInputs.signed(dir.resolve("measurements"), DeployInputs.MEASUREMENTS))
+                .setEkCaPem(DeployInputs.EK_CA)).build();
     }
 
     @Test
@@ -199,6 +250,69 @@ class JoinClientTest {
             assertTrue(node.lock().holder().isEmpty(), "the node stays fresh");
             assertFalse(node.boot().luks.initialized(), "the disk was not re-keyed");
             assertEquals(List.of(), node.k3s().invocations());
+        }
+    }
+
+    @Test
+    @DisplayName("a control plane without Kubernetes names its etcd member as it will advertise it, and with its ticket's control-plane part starts etcd joining the ticket's cluster, the KMS and its join service as units of the node; its node state says so, so a reboot starts them again")
+    void controlPlaneJoinsWithoutKubernetes() throws Exception {
+        try (var service = new TestJoinService(null, policy((byte) 0))) {
+            Node node = controlPlane(service, FakeKubernetes.absent(), 2);
+            EtcdAdvertisedUrls self = EtcdAdvertisedUrls.of(node.boot().nodeLocalSettings, "cp-1", "sextant");
+            service.ticket = controlPlaneTicket(self);
+
+            var outcome = node.client().run();
+
+            var joined = assertInstanceOf(JoinOutcome.Joined.class, outcome, outcome.toString());
+            IssueJoinTicketRequest request = service.requests.get(0);
+            assertTrue(request.getControlPlane());
+            assertEquals(EtcdPeer.newBuilder().setName("cp-1").setPeerUrl("https://etcd-cp-1.internal.sextant:2380")
+                    .setClientUrl("https://etcd-cp-1.internal.sextant:2379").build(), request.getEtcdMember());
+            assertEquals(List.of(List.of("systemctl", "start", "sextant-etcd.service"),
+                    List.of("systemctl", "start", "sextant-kms.service", "sextant-join.service")), node.boot().systemctl);
+            assertEquals(EtcdStanding.MEMBER, joined.bootstrapped().etcd(), "what its member answered");
+            Path services = node.boot().nodeLocalSettings.dir();
+            String etcdEnv = Files.readString(services.resolve("etcd.env"));
+            assertTrue(etcdEnv.contains(" --initial-cluster=cp-0=https://etcd-cp-0.internal.sextant:2380,cp-1=" + self.peerUrl() + " ")
+                    && etcdEnv.contains(" --initial-cluster-state=existing ")
+                    && etcdEnv.contains(" --initial-advertise-peer-urls=" + request.getEtcdMember().getPeerUrl() + " ")
+                    && etcdEnv.contains(" --advertise-client-urls=" + request.getEtcdMember().getClientUrl() + " "),
+                    "etcd says what the request named: " + etcdEnv);
+            assertArrayEquals(MASTER_SECRET, Files.readAllBytes(services.resolve("kms/mastersecret")));
+            var state = node.boot().stateFile.read();
+            assertEquals("control-plane", state.role());
+            assertEquals(NodeState.KubernetesRole.NONE, state.kubernetes().mode());
+            assertTrue(state.nodeLocalServices(), "recorded on the state disk");
+            assertInstanceOf(ServicesPlan.RestartNodeLocal.class, Membership.rejoin(state, TestJoinService.STATE_DISK_KEY).services(),
+                    "a reboot starts them again");
+        }
+    }
+
+    @Test
+    @DisplayName("a worker's ticket that carries the master secret is refused before the lock: the disk is not re-keyed, nothing of the ticket is written")
+    void workerRefusesTheMasterSecret() throws Exception {
+        try (var service = new TestJoinService(null, policy((byte) 0))) {
+            Node node = node(service, ServerVerification.insecureAcceptAnyServer(), 2);
+            service.ticket = TestJoinService.ticket().toBuilder()
+                    .setControlPlane(controlPlaneTicket(EtcdAdvertisedUrls.of(node.boot().nodeLocalSettings, "cp-1", "sextant"))
+                            .getControlPlane()).build();
+            assertInstanceOf(JoinOutcome.Stopped.class, node.client().run());
+            assertEquals(2, service.requests.size(), "asked again each round");
+            assertTrue(node.lock().holder().isEmpty(), "the node stays fresh");
+            assertFalse(node.boot().luks.initialized(), "the disk was not re-keyed");
+            assertFalse(Files.exists(node.boot().nodeLocalSettings.dir()), "no master secret, no services' files");
+            assertEquals(List.of(), node.k3s().invocations());
+        }
+    }
+
+    @Test
+    @DisplayName("a control plane with Kubernetes installed asks for no ticket: joining a cluster with Kubernetes is not supported yet")
+    void controlPlaneWithKubernetesDoesNotAsk() throws Exception {
+        try (var service = new TestJoinService(null, policy((byte) 0))) {
+            Node node = controlPlane(service, new FakeKubernetes(new DriverResult.Started(new byte[0])), 2);
+            assertEquals(new JoinOutcome.Stopped("a control plane joining a cluster with Kubernetes is not supported yet"), node.client().run());
+            assertEquals(List.of(), service.requests, "nothing bound, no etcd learner added for it");
+            assertTrue(node.lock().holder().isEmpty());
         }
     }
 
