@@ -53,11 +53,24 @@ public final class MeasurementsFile {
 
     /** As {@link #verify}, keeping the file's version (for reloads that must not go back). */
     public static VersionedMeasurements verifyVersioned(Path file, String publicKeyPem) throws MeasurementsException {
-        byte[] content = read(file);
         Path sigFile = signatureFile(file);
+        return verifyVersioned(read(file), read(sigFile), publicKeyPem, sigFile.toString(), file.toString());
+    }
+
+    /**
+     * As {@link #verifyVersioned(Path, String)} for a set that arrived as bytes (a control plane's join ticket):
+     * {@code signatureText} is what {@code <file>.sig} holds.
+     */
+    public static VersionedMeasurements verifyVersioned(byte[] content, byte[] signatureText, String publicKeyPem)
+            throws MeasurementsException {
+        return verifyVersioned(content, signatureText, publicKeyPem, "the signature", "the measurements");
+    }
+
+    private static VersionedMeasurements verifyVersioned(byte[] content, byte[] signatureText, String publicKeyPem,
+                                                         String sigFile, String file) throws MeasurementsException {
         byte[] signature;
         try {
-            signature = Base64.getMimeDecoder().decode(read(sigFile));
+            signature = Base64.getMimeDecoder().decode(signatureText);
         } catch (IllegalArgumentException e) {
             throw new MeasurementsException(sigFile + " is not base64 text: " + e.getMessage(), e);
         }

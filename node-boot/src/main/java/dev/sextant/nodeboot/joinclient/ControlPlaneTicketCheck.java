@@ -7,10 +7,7 @@ import dev.sextant.proto.v1.ControlPlaneJoin;
 import dev.sextant.proto.v1.EtcdPeer;
 import dev.sextant.proto.v1.SignedMeasurements;
 import dev.sextant.serviceconfig.JoinServiceConfig;
-import java.io.IOException;
 import java.net.URI;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -86,8 +83,7 @@ final class ControlPlaneTicketCheck {
 
     /**
      * The measurements this node's join service will admit machines by: signed, and by the key sent with them
-     * (which is the operator's, as the issuing service holds it). {@link MeasurementsFile} checks files, as the
-     * join service reads them; the check writes them to a directory of its own and removes it.
+     * (which is the operator's, as the issuing service holds it).
      */
     private static void measurements(List<String> problems, SignedMeasurements signed) {
         String field = "control_plane.join_measurements";
@@ -95,33 +91,12 @@ final class ControlPlaneTicketCheck {
             problems.add(field + " carry no signature");
             return;
         }
-        Path dir = null;
         try {
-            dir = Files.createTempDirectory("sextant-ticket-measurements-");
-            Path json = Files.write(dir.resolve("measurements.json"), signed.getJson().toByteArray());
-            Files.write(MeasurementsFile.signatureFile(json), signed.getSignature().toByteArray());
-            MeasurementsFile.verify(json, signed.getPublicKeyPem());
+            MeasurementsFile.verifyVersioned(signed.getJson().toByteArray(), signed.getSignature().toByteArray(),
+                    signed.getPublicKeyPem());
         } catch (MeasurementsException e) {
             problems.add(field + " (" + signed.getJson().size() + " bytes, signature " + signed.getSignature().size()
                     + " bytes) do not verify under the public key sent with them, or are no measurement set");
-        } catch (IOException e) {
-            problems.add(field + " could not be checked: " + e.getMessage());
-        } finally {
-            removeAll(dir);
-        }
-    }
-
-    private static void removeAll(Path dir) {
-        if (dir == null) {
-            return;
-        }
-        try (var files = Files.list(dir)) {
-            for (Path file : files.toList()) {
-                Files.deleteIfExists(file);
-            }
-            Files.deleteIfExists(dir);
-        } catch (IOException e) {
-            // A leftover in the temporary directory holds public measurements only.
         }
     }
 }
