@@ -83,6 +83,61 @@ class HostSettingsImportTest {
         assertFalse(run.output.contains("00112233") || run.output.contains("not base64***"), run.output);
     }
 
+    @Test
+    @DisplayName("writes a joining control plane's settings to bootstrapper.env, the environment of sextant-node.service")
+    void controlPlaneSettingsBecomeEnvironment() throws Exception {
+        Run run = run(List.of("dev.sextant.setting:sextant.control-plane=true",
+                "dev.sextant.setting:sextant.etcd-advertise=10.0.2.2:40001:40002"));
+        assertEquals("SEXTANT_CONTROL_PLANE=true\nSEXTANT_ETCD_ADVERTISE_HOST=10.0.2.2\n"
+                + "SEXTANT_ETCD_ADVERTISE_PEER_PORT=40001\nSEXTANT_ETCD_ADVERTISE_CLIENT_PORT=40002\n",
+                run.setting("bootstrapper.env"));
+        assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(run.out.resolve("bootstrapper.env"))));
+    }
+
+    @Test
+    @DisplayName("takes a DNS name as the advertised etcd host")
+    void advertisedDnsName() throws Exception {
+        Run run = run(List.of("dev.sextant.setting:sextant.etcd-advertise=etcd-control-plane-1.internal.sextant:2380:2379"));
+        assertEquals("SEXTANT_ETCD_ADVERTISE_HOST=etcd-control-plane-1.internal.sextant\n"
+                + "SEXTANT_ETCD_ADVERTISE_PEER_PORT=2380\nSEXTANT_ETCD_ADVERTISE_CLIENT_PORT=2379\n",
+                run.setting("bootstrapper.env"));
+    }
+
+    @Test
+    @DisplayName("ignores every control-plane or etcd value that is not exactly of its form, so no host line reaches the environment")
+    void refusesMalformedEnvironmentValues() throws Exception {
+        List<String> bad = List.of("sextant.control-plane=yes", "sextant.control-plane=true ", "sextant.control-plane=",
+                "sextant.etcd-advertise=10.0.2.2:40001", "sextant.etcd-advertise=10.0.2.2:40001:40002:1",
+                "sextant.etcd-advertise=10.0.2.2:0:2379", "sextant.etcd-advertise=10.0.2.2:65536:2379",
+                "sextant.etcd-advertise=10.0.2.2:02380:2379", "sextant.etcd-advertise=10.0.2.2:2380:2379x",
+                "sextant.etcd-advertise=:2380:2379", "sextant.etcd-advertise=-host:2380:2379",
+                "sextant.etcd-advertise=Host:2380:2379", "sextant.etcd-advertise=a b:2380:2379",
+                "sextant.etcd-advertise=h;SEXTANT_X=1:2380:2379", "sextant.etcd-advertise=h$(id):2380:2379");
+        for (String setting : bad) {
+            Path before = dir;
+            dir = Files.createTempDirectory(before, "case");
+            Run run = run(List.of("dev.sextant.setting:" + setting));
+            assertEquals(List.of(), run.files(), setting);
+            assertTrue(run.output.contains("has an invalid value; ignored"), setting + ": " + run.output);
+            dir = before;
+        }
+    }
+
+    @Test
+    @DisplayName("takes the control-plane settings in text form only")
+    void refusesBinaryControlPlaneSettings() throws Exception {
+        Run run = run(List.of("dev.sextant.setting.binary:sextant.control-plane="
+                + Base64.getEncoder().encodeToString("true".getBytes(StandardCharsets.UTF_8))));
+        assertEquals(List.of(), run.files());
+    }
+
+    @Test
+    @DisplayName("writes no bootstrapper.env for a node without those settings")
+    void noEnvironmentWithoutSettings() throws Exception {
+        Run run = run(List.of("dev.sextant.setting:sextant.node-name=worker-0"));
+        assertEquals(List.of("sextant.node-name"), run.files());
+    }
+
     private record Run(Path out, String output) {
         String setting(String name) throws Exception {
             return Files.readString(out.resolve(name));
