@@ -48,6 +48,7 @@ class ModuleDependenciesTest {
             diskcrypt                                      ->
             housekeeping                                   -> diskcrypt keys
             etcd                                           ->
+            operatorfiles                                  ->
 
             kms                                            -> grpcsupport keys proto atls attestation
             joinapi                                        -> grpcsupport keys proto atls attestation tpm ecdsanative etcd
@@ -56,11 +57,11 @@ class ModuleDependenciesTest {
 
             tpmmanufacturer                                -> tpm attestation
             imagebuilder                                      -> measuredboot attestation
-            localcluster                                   -> proto attestation tpm atls tpmmanufacturer measuredboot imagebuilder
+            localcluster                                   -> proto attestation tpm atls tpmmanufacturer measuredboot imagebuilder operatorfiles etcd keys
 
             kms joinapi nodeboot clusterservices           -> serviceconfig
 
-            cli                                            -> proto attestation tpm atls tpmmanufacturer measuredboot imagebuilder localcluster keys clusterservices grpcsupport
+            cli                                            -> proto attestation tpm atls tpmmanufacturer measuredboot imagebuilder localcluster keys clusterservices grpcsupport operatorfiles
             """;
 
 

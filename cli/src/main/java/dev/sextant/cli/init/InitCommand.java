@@ -1,12 +1,13 @@
 package dev.sextant.cli.init;
 
+import dev.sextant.operatorfiles.MasterSecretFile;
 import com.google.protobuf.ByteString;
 import dev.sextant.cli.failure.ExitCodes;
 import dev.sextant.cli.failure.Printable;
 import dev.sextant.cli.failure.Rejections;
 import dev.sextant.cli.input.InputFiles;
 import dev.sextant.cli.input.VerifierOptions;
-import dev.sextant.cli.record.ClusterRecordFile;
+import dev.sextant.operatorfiles.ClusterRecordFile;
 import dev.sextant.attestation.verify.AttestedState;
 import dev.sextant.cli.remote.AttestedChannel;
 import dev.sextant.cli.remote.ConnectionFailures;

@@ -1,6 +1,6 @@
 package dev.sextant.cli.recover;
 
-import dev.sextant.cli.init.MasterSecretFile;
+import dev.sextant.operatorfiles.MasterSecretFile;
 import dev.sextant.keys.KeyDerivation;
 import java.util.regex.Pattern;
 

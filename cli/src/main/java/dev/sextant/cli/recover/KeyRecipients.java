@@ -1,6 +1,6 @@
 package dev.sextant.cli.recover;
 
-import dev.sextant.cli.record.ClusterRecordFile;
+import dev.sextant.operatorfiles.ClusterRecordFile;
 
 import java.util.HexFormat;
 import java.util.Optional;

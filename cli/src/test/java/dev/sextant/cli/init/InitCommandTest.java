@@ -1,5 +1,6 @@
 package dev.sextant.cli.init;
 
+import dev.sextant.operatorfiles.MasterSecretFile;
 import com.google.protobuf.ByteString;
 import dev.sextant.atls.AtlsContexts;
 import dev.sextant.atls.ClientVerification;

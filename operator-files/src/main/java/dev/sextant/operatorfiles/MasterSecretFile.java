@@ -1,4 +1,4 @@
-package dev.sextant.cli.init;
+package dev.sextant.operatorfiles;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;

@@ -1,4 +1,4 @@
-package dev.sextant.cli.record;
+package dev.sextant.operatorfiles;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
