@@ -2,6 +2,7 @@ package dev.sextant.cli.mini;
 
 import dev.sextant.localcluster.mini.MiniCluster;
 import dev.sextant.localcluster.mini.files.MiniState;
+import dev.sextant.localcluster.mini.node.NodeRole;
 import dev.sextant.localcluster.mini.report.NodeReport;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -18,7 +19,8 @@ import java.util.concurrent.Callable;
         exitCodeList = {" 0:every node runs and verifies", " 1:a node does not run or does not verify",
                 " 2:usage error, or a file that cannot be read", " 3:no mini cluster in --dir"},
         description = "Per node of the mini cluster: whether QEMU and swtpm run, the forwarded ports, the last status "
-                + "line of its console, and a fresh attested-TLS verification.")
+                + "line of its console, a fresh attested-TLS verification and, on a control plane, its etcd member "
+                + "(leader, follower or learner) and its health as the member answers.")
 public final class StatusCommand implements Callable<Integer> {
     static final int NO_CLUSTER = 3;
 
@@ -48,6 +50,10 @@ public final class StatusCommand implements Callable<Integer> {
             out.printf("  ports:     %s%n", r.ports());
             out.printf("  console:   %s%n", r.lastStatus());
             out.printf("  verify:    %s%n", r.verify());
+            if (r.role().equals(NodeRole.CONTROL_PLANE.label())) {
+                out.printf("  etcd:      %s%n", r.etcd());
+                healthy &= r.etcd().endsWith(", healthy");
+            }
             healthy &= r.qemuAlive() && r.swtpmAlive() && r.verify().startsWith("PCR ");
         }
         out.println("checked at " + Instant.now());

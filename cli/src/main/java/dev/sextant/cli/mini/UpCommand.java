@@ -21,10 +21,10 @@ import java.util.concurrent.Callable;
 
 @Command(name = "up",
         description = "Build (or reuse) the node image, boot a control plane under QEMU with a swtpm TPM whose EK "
-                + "certificate a local CA signs, verify it over attested TLS, boot N workers the same way while it "
-                + "runs init, wait for the workers to join and print a summary. The nodes keep running after the "
-                + "command; 'sextant mini down' stops them.",
-        footer = "  sextant mini up --workers 1",
+                + "certificate a local CA signs, verify it over attested TLS, boot the other control planes and N "
+                + "workers the same way while it runs init, wait for them to join (each control plane's etcd member "
+                + "voting) and print a summary. The nodes keep running after the command; 'sextant mini down' stops them.",
+        footer = {"  sextant mini up --workers 1", "  sextant mini up --control-planes 3 --workers 1"},
         exitCodeList = {" 0:the cluster is up; the summary is printed", " 1:a mini cluster already runs in --dir",
                 " 2:usage error, or the cluster could not come up (the message names the node and its console log)"})
 public final class UpCommand implements Callable<Integer> {
@@ -35,6 +35,10 @@ public final class UpCommand implements Callable<Integer> {
 
     @Mixin
     MiniDirOption dir;
+
+    @Option(names = "--control-planes", paramLabel = "N", description = "control planes, each with an etcd member: odd,"
+            + " 1 to " + MiniCluster.UpOptions.MAX_CONTROL_PLANES + " (default: ${DEFAULT-VALUE})")
+    int controlPlanes = 1;
 
     @Option(names = "--workers", paramLabel = "N", description = "worker nodes besides the control plane (default: ${DEFAULT-VALUE})")
     int workers = 1;
@@ -54,7 +58,7 @@ public final class UpCommand implements Callable<Integer> {
     @Option(names = "--boot-timeout", paramLabel = "MIN", description = "minutes to wait for a node to boot and bootstrap (default: ${DEFAULT-VALUE})")
     long bootTimeoutMinutes = MiniCluster.DEFAULT_BOOT_TIMEOUT.toMinutes();
 
-    @Option(names = "--join-timeout", paramLabel = "MIN", description = "minutes to wait for a worker to join after init (default: ${DEFAULT-VALUE})")
+    @Option(names = "--join-timeout", paramLabel = "MIN", description = "minutes to wait for a node to join after init, and for the control planes' etcd members to vote (default: ${DEFAULT-VALUE})")
     long joinTimeoutMinutes = MiniCluster.DEFAULT_JOIN_TIMEOUT.toMinutes();
 
     @Option(names = "--keep-on-failure", description = "leave the nodes running when up fails (to look at them; then 'sextant mini down')")
@@ -62,10 +66,13 @@ public final class UpCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        MiniCluster.UpOptions.controlPlanesProblem(controlPlanes).ifPresent(problem -> {
+            throw new CommandLine.ParameterException(spec.commandLine(), problem);
+        });
         PrintWriter out = spec.commandLine().getOut();
         Instant start = Instant.now();
         Progress progress = new Progress(out, start);
-        MiniCluster.UpOptions options = new MiniCluster.UpOptions(workers, image, noBuild ? Optional.empty() : Optional.of(repoRoot()),
+        MiniCluster.UpOptions options = new MiniCluster.UpOptions(controlPlanes, workers, image, noBuild ? Optional.empty() : Optional.of(repoRoot()),
                 parseAccel(), keepOnFailure, Duration.ofMinutes(bootTimeoutMinutes), Duration.ofMinutes(joinTimeoutMinutes));
         int exit;
         try {

@@ -35,12 +35,30 @@ public final class MiniCluster {
     }
 
     /** How {@code up} runs. {@code repo} empty: boot {@code imageDir} as it is, without building. */
-    public record UpOptions(int workers, Path imageDir, Optional<Path> repo, Accel accel, boolean keepOnFailure,
-                            Duration bootTimeout, Duration joinTimeout) {
+    public record UpOptions(int controlPlanes, int workers, Path imageDir, Optional<Path> repo, Accel accel,
+                            boolean keepOnFailure, Duration bootTimeout, Duration joinTimeout) {
+        public static final int MAX_CONTROL_PLANES = 7;
+
         public UpOptions {
+            controlPlanesProblem(controlPlanes).ifPresent(problem -> {
+                throw new IllegalArgumentException(problem);
+            });
             if (workers < 0 || workers > 16) {
                 throw new IllegalArgumentException("--workers must be between 0 and 16, got " + workers);
             }
+        }
+
+        /**
+         * Why {@code controlPlanes} cannot be: etcd needs a majority of its members, so an even count
+         * survives no more failures than the odd count below it and only makes a quorum larger.
+         */
+        public static Optional<String> controlPlanesProblem(int controlPlanes) {
+            if (controlPlanes < 1 || controlPlanes > MAX_CONTROL_PLANES || controlPlanes % 2 == 0) {
+                return Optional.of("--control-planes must be odd, between 1 and " + MAX_CONTROL_PLANES + " (etcd's"
+                        + " quorum is a majority: an even count survives no more failures than one fewer), got "
+                        + controlPlanes);
+            }
+            return Optional.empty();
         }
     }
 

@@ -2,10 +2,12 @@ package dev.sextant.localcluster.mini;
 
 import dev.sextant.localcluster.mini.boot.BootedNodes;
 import dev.sextant.localcluster.mini.boot.NodeComeback;
+import dev.sextant.localcluster.mini.boot.StartOrder;
 import dev.sextant.localcluster.mini.files.MiniLayout;
 import dev.sextant.localcluster.mini.files.MiniState;
 import dev.sextant.localcluster.mini.node.NodeRole;
 import dev.sextant.localcluster.mini.node.NodeStatusLine;
+import dev.sextant.localcluster.mini.operator.ClusterEtcd;
 import dev.sextant.localcluster.mini.operator.NodeAttestation;
 import dev.sextant.localcluster.mini.operator.OperatorCommand;
 import dev.sextant.localcluster.mini.report.MiniFailure;
@@ -21,10 +23,11 @@ import java.util.function.Consumer;
 
 /**
  * {@code sextant mini start}: boots a cluster that {@code mini down} stopped (its files kept). Every
- * node is powered on as it was first booted; the control plane is recovered with the cluster's own
- * master secret, the workers rejoin through it; every node must come back with its own disk and
- * verify with this cluster's PCR 15 ({@link NodeComeback}). Ends with the summary of {@code mini up}.
- * A start that fails stops the nodes it powered on.
+ * node is powered on as it was first booted, in the {@link StartOrder}: a quorum of control planes
+ * recovered with the cluster's own master secret, the other control planes rejoining through them,
+ * then the workers; every node must come back with its own disk and verify with this cluster's
+ * PCR 15 ({@link NodeComeback}). Ends with the summary of {@code mini up}. A start that fails stops
+ * the nodes it powered on.
  */
 final class MiniStart {
     private final MiniLayout layout;
@@ -46,21 +49,39 @@ final class MiniStart {
         BootedNodes booted = new BootedNodes(layout, progress, state.withPhase(MiniState.STARTING));
         try (BootedNodes.Guard guard = booted.guard("mini start", false)) {
             NodeComeback comeback = new NodeComeback(layout, progress, recover);
+            StartOrder order = StartOrder.of(state.nodes());
             List<NodeComeback.Back> back = new ArrayList<>();
-            for (List<MiniState.Node> wave : waves(state.nodes())) {
-                List<NodeComeback.PoweredOn> powered = new ArrayList<>();
-                for (MiniState.Node node : wave) {
-                    powered.add(comeback.powerOn(booted, node, tools));
-                }
-                for (NodeComeback.PoweredOn on : powered) {
-                    boolean controlPlane = on.node().role() == NodeRole.CONTROL_PLANE;
-                    back.add(comeback.awaitBack(on, clusterPolicy, controlPlane ? bootTimeout : joinTimeout));
-                    summaryOut.accept(back.get(back.size() - 1).figure());
-                }
+            // Recovered together: each one's etcd waits for a quorum before its node reports back.
+            List<NodeComeback.PoweredOn> quorum = powerOn(comeback, booted, order.recovered(), tools);
+            for (NodeComeback.PoweredOn on : quorum) {
+                comeback.recover(on, bootTimeout);
+            }
+            awaitBack(comeback, quorum, clusterPolicy, bootTimeout, back, summaryOut);
+            for (List<MiniState.Node> wave : List.of(order.rejoining(), order.workers())) {
+                awaitBack(comeback, powerOn(comeback, booted, wave, tools), clusterPolicy, joinTimeout, back, summaryOut);
             }
             booted.update(booted.state().withPhase(MiniState.UP));
             guard.succeeded();
             printSummary(back, clusterPolicy, summaryOut);
+        }
+    }
+
+    private static List<NodeComeback.PoweredOn> powerOn(NodeComeback comeback, BootedNodes booted,
+                                                        List<MiniState.Node> wave, HostTools tools) throws IOException {
+        List<NodeComeback.PoweredOn> powered = new ArrayList<>();
+        for (MiniState.Node node : wave) {
+            powered.add(comeback.powerOn(booted, node, tools));
+        }
+        return powered;
+    }
+
+    private static void awaitBack(NodeComeback comeback, List<NodeComeback.PoweredOn> wave, NodeAttestation clusterPolicy,
+                                  Duration timeout, List<NodeComeback.Back> back, Consumer<String> figures)
+            throws Exception {
+        for (NodeComeback.PoweredOn on : wave) {
+            NodeComeback.Back node = comeback.awaitBack(on, clusterPolicy, timeout);
+            back.add(node);
+            figures.accept(node.figure());
         }
     }
 
@@ -79,27 +100,19 @@ final class MiniStart {
         return state;
     }
 
-    private void printSummary(List<NodeComeback.Back> back, NodeAttestation clusterPolicy, Consumer<String> summaryOut) {
+    private void printSummary(List<NodeComeback.Back> back, NodeAttestation clusterPolicy, Consumer<String> summaryOut)
+            throws IOException {
+        ClusterEtcd etcd = ClusterEtcd.client(layout);
         List<Summary.Row> rows = new ArrayList<>();
         Optional<NodeStatusLine> controlPlane = Optional.empty();
         for (NodeComeback.Back node : back) {
             rows.add(Summary.Row.of(node.name(), node.role(), clusterPolicy.describe(Optional.of(node.outcome())),
-                    node.status()));
+                    node.status(), etcd.member(node.role(), node.ports())));
             controlPlane = node.role() == NodeRole.CONTROL_PLANE ? Optional.of(node.status()) : controlPlane;
         }
         progress.accept("cluster started: " + rows.size() + " node(s) back, each with its own disk, and verified");
         new Summary(rows, Summary.kubernetes(controlPlane, layout.kubeconfig(), Files.isRegularFile(layout.kubeconfig())))
                 .render().forEach(summaryOut);
         summaryOut.accept("Console logs: " + layout.dir() + "/<node>/console.log (earlier boots: console.<n>.log)");
-    }
-
-    /**
-     * The order nodes are powered on in: the control planes, then, once those are back, the workers.
-     * The workers rejoin through the control plane's join service, and guests booting at once share
-     * the host's cores (the control plane comes back sooner alone).
-     */
-    static List<List<MiniState.Node>> waves(List<MiniState.Node> nodes) {
-        return List.of(nodes.stream().filter(n -> n.role() == NodeRole.CONTROL_PLANE).toList(),
-                nodes.stream().filter(n -> n.role() != NodeRole.CONTROL_PLANE).toList());
     }
 }

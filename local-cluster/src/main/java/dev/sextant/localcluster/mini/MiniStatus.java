@@ -6,8 +6,10 @@ import dev.sextant.localcluster.mini.boot.BootedNodes;
 import dev.sextant.localcluster.mini.boot.NodeWaits;
 import dev.sextant.localcluster.mini.files.MiniLayout;
 import dev.sextant.localcluster.mini.files.MiniState;
+import dev.sextant.localcluster.mini.node.EtcdMemberState;
 import dev.sextant.localcluster.mini.node.NodeRole;
 import dev.sextant.localcluster.mini.node.NodeStatusLine;
+import dev.sextant.localcluster.mini.operator.ClusterEtcd;
 import dev.sextant.localcluster.mini.operator.NodeAttestation;
 import dev.sextant.localcluster.mini.report.NodeReport;
 import dev.sextant.localcluster.qemu.ConsoleLog;
@@ -22,7 +24,11 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
-/** {@code sextant mini status}: per node its processes, ports, last status line and a fresh aTLS verification. */
+/**
+ * {@code sextant mini status}: per node its processes, ports, last status line and a fresh aTLS
+ * verification; per control plane its etcd member as the member answers (leader, follower or learner,
+ * and its health).
+ */
 final class MiniStatus {
     private static final Duration STATUS_VERIFY_TIMEOUT = Duration.ofSeconds(60);
     private static final Duration POLL = Duration.ofSeconds(2);
@@ -41,6 +47,8 @@ final class MiniStatus {
         }
         MiniState state = read.get();
         Optional<NodeAttestation> attestation = policy(state);
+        Optional<ClusterEtcd> etcd = Files.isRegularFile(layout.masterSecret())
+                ? Optional.of(ClusterEtcd.client(layout)) : Optional.empty();
         List<NodeReport> reports = new ArrayList<>();
         for (MiniState.Node node : state.nodes()) {
             boolean qemu = node.qemu() != null && node.qemu().alive();
@@ -57,9 +65,20 @@ final class MiniStatus {
                 verify = verify(attestation.get(), node);
             }
             reports.add(new NodeReport(node.name(), node.role().label(), qemu, swtpm,
-                    BootedNodes.forwards(node.ports()), last, verify));
+                    BootedNodes.forwards(node.ports()), last, verify, etcd(etcd, node, qemu)));
         }
         return Optional.of(reports);
+    }
+
+    private static String etcd(Optional<ClusterEtcd> etcd, MiniState.Node node, boolean running) {
+        if (node.role() != NodeRole.CONTROL_PLANE) {
+            return EtcdMemberState.NONE.describe();
+        }
+        if (!running) {
+            return "not running";
+        }
+        return etcd.map(client -> client.member(node.role(), node.ports()).describe())
+                .orElse("not asked (no master secret: the cluster was never initialized)");
     }
 
     /**

@@ -14,10 +14,12 @@ import dev.sextant.localcluster.mini.files.MiniLayout;
 import dev.sextant.localcluster.mini.files.MiniState;
 import dev.sextant.localcluster.mini.files.PreviousCluster;
 import dev.sextant.localcluster.mini.files.PrivateFiles;
+import dev.sextant.localcluster.mini.node.EtcdMemberState;
 import dev.sextant.localcluster.mini.node.NodeRole;
 import dev.sextant.localcluster.mini.node.NodeSettings;
 import dev.sextant.localcluster.mini.node.NodeStatusLine;
 import dev.sextant.localcluster.mini.node.PortPlan;
+import dev.sextant.localcluster.mini.operator.ClusterEtcd;
 import dev.sextant.localcluster.mini.operator.ClusterMeasurements;
 import dev.sextant.localcluster.mini.operator.ControlPlaneInit;
 import dev.sextant.localcluster.mini.operator.NodeAttestation;
@@ -30,27 +32,35 @@ import dev.sextant.localcluster.qemu.HostTools;
 import dev.sextant.localcluster.qemu.NodeConfig;
 import dev.sextant.localcluster.qemu.QemuNode;
 import dev.sextant.localcluster.verify.AtlsProbe;
+import dev.sextant.operatorfiles.ClusterRecordFile;
 import dev.sextant.tpmmanufacturer.swtpm.LocalCa;
 import java.io.IOException;
 import java.nio.file.Files;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Consumer;
+import java.util.function.IntSupplier;
 
 /**
  * {@code sextant mini up}: builds (or reuses) the image, gives every node a factory TPM whose EK
- * certificate the mini CA signs, boots one control plane (QEMU user networking, ports forwarded on
- * 127.0.0.1 only), verifies it over attested TLS, boots N workers while it runs init, waits for the
- * workers to join and verifies every node again. The QEMU and swtpm processes outlive the command;
- * mini.json records them for status and down. Every wait has a timeout naming what it waited for
- * and the node's console log.
+ * certificate the mini CA signs, boots the first control plane (QEMU user networking, ports forwarded
+ * on 127.0.0.1 only), verifies it over attested TLS, boots the other control planes and the workers
+ * while it runs init, waits for them to join, verifies every node again, records each control plane
+ * in the cluster record (what {@code sextant recover} sends keys to) and waits until every control
+ * plane's etcd member votes. The QEMU and swtpm processes outlive the command; mini.json records them
+ * for status and down. Every wait has a timeout naming what it waited for and the node's console log.
  */
 final class MiniUp {
-    private static final String CONTROL_PLANE = NodeRole.CONTROL_PLANE.nodeName(0);
+    /** The control plane the operator initializes; the others join it. */
+    private static final String INIT_NODE = NodeRole.CONTROL_PLANE.nodeName(0);
+    private static final Duration ETCD_POLL = Duration.ofSeconds(5);
+    private static final String ENCRYPTED = "encrypted:";
 
     private final MiniLayout layout;
     private final Consumer<String> progress;
@@ -62,10 +72,11 @@ final class MiniUp {
         this.waits = new NodeWaits(progress);
     }
 
-    /** The cluster up makes: its nodes (the control plane first, then the workers), their ports, and how up runs. */
-    private record Plan(Map<String, NodeRole> nodes, PortPlan ports, MiniCluster.UpOptions options) {
-        int joinHostPort() {
-            return ports.hostPort(CONTROL_PLANE, NodeRole.JOIN_PORT);
+    /** The cluster up makes: its nodes (the control planes first, then the workers), their ports, and how up runs. */
+    record Plan(Map<String, NodeRole> nodes, PortPlan ports, MiniCluster.UpOptions options) {
+        List<String> controlPlanes() {
+            return nodes.entrySet().stream().filter(n -> n.getValue() == NodeRole.CONTROL_PLANE).map(Map.Entry::getKey)
+                    .toList();
         }
     }
 
@@ -79,26 +90,33 @@ final class MiniUp {
         LocalCa ca = hostIdentities(previous);
         MiniImage.Prepared image = prepareImage(options);
         Measurements imageMeasurements = verifiedMeasurements(image);
-        Plan plan = plan(options);
+        Plan plan = plan(options, FreePort::pick);
         Map<String, NodeConfig> configs = manufacture(plan, new NewNodes(layout, progress, tools, ca, image.image(),
                 options.accel()));
 
         BootedNodes booted = new BootedNodes(layout, progress, new MiniState(MiniState.VERSION, MiniState.STARTING,
                 Instant.now().toString(), image.image().toString(), null, List.of()));
         try (BootedNodes.Guard guard = booted.guard("mini up", options.keepOnFailure())) {
-            QemuNode controlPlane = bootControlPlane(booted, configs, new NodeAttestation(imageMeasurements,
+            QemuNode initNode = bootInitNode(booted, configs, new NodeAttestation(imageMeasurements,
                     ca.certificate()), options);
-            bootWorkers(booted, plan, configs);
-            InitResult initialized = new ControlPlaneInit(layout, progress).run(init, controlPlane, CONTROL_PLANE);
+            bootOthers(booted, plan, configs);
+            InitResult initialized = new ControlPlaneInit(layout, progress).run(init, initNode, INIT_NODE,
+                    options.controlPlanes());
             Measurements cluster = recordCluster(booted, imageMeasurements, initialized);
             Map<String, NodeStatusLine> statuses = awaitBootstrapped(booted, plan);
-            List<Summary.Row> rows = verifyAll(booted, plan, new NodeAttestation(cluster, ca.certificate()), statuses);
+            NodeAttestation clusterPolicy = new NodeAttestation(cluster, ca.certificate());
+            Map<String, AtlsProbe.Outcome> verified = verifyAll(booted, plan, clusterPolicy);
+            recordControlPlanes(plan, initialized.clusterIdHex(), verified, statuses);
+            Map<String, EtcdMemberState> etcd = awaitVotingMembers(plan);
             if (initialized.kubeconfig().isPresent()) {
-                pointKubeconfigAtForward(plan.ports().hostPort(CONTROL_PLANE, NodeRole.KUBERNETES_API_PORT));
+                pointKubeconfigAtForward(plan.ports().hostPort(INIT_NODE, NodeRole.KUBERNETES_API_PORT));
             }
             booted.update(booted.state().withPhase(MiniState.UP));
             guard.succeeded();
-            printSummary(rows, statuses.get(CONTROL_PLANE), initialized.kubeconfig().isPresent(), summaryOut);
+            List<Summary.Row> rows = plan.nodes().keySet().stream().map(name -> Summary.Row.of(name,
+                    plan.nodes().get(name), clusterPolicy.describe(Optional.of(verified.get(name))), statuses.get(name),
+                    etcd.getOrDefault(name, EtcdMemberState.NONE))).toList();
+            printSummary(rows, statuses.get(INIT_NODE), initialized.kubeconfig().isPresent(), summaryOut);
             return 0;
         }
     }
@@ -148,45 +166,57 @@ final class MiniUp {
         return MeasurementsFile.verify(image.measurements(), Files.readString(layout.measurementsPublicKey()));
     }
 
-    private static Plan plan(MiniCluster.UpOptions options) {
+    /** The control planes first (the first one is initialized), then the workers, each with its forwards. */
+    static Plan plan(MiniCluster.UpOptions options, IntSupplier freePort) {
         Map<String, NodeRole> nodes = new LinkedHashMap<>();
-        nodes.put(CONTROL_PLANE, NodeRole.CONTROL_PLANE);
+        for (int i = 0; i < options.controlPlanes(); i++) {
+            nodes.put(NodeRole.CONTROL_PLANE.nodeName(i), NodeRole.CONTROL_PLANE);
+        }
         for (int i = 0; i < options.workers(); i++) {
             nodes.put(NodeRole.WORKER.nodeName(i), NodeRole.WORKER);
         }
-        return new Plan(nodes, PortPlan.pick(nodes, FreePort::pick), options);
+        return new Plan(nodes, PortPlan.pick(nodes, freePort), options);
     }
 
-    /** Every node's TPM and disk, and its settings: on the control plane a new init secret's hash. */
+    /** Each node's settings: the init node's with a new init secret's hash, the others' naming the join services. */
+    static Map<String, Map<String, String>> settings(Plan plan, byte[] initSecret, byte[] salt, String ekCaPem) {
+        Map<String, Map<String, String>> settings = new LinkedHashMap<>();
+        plan.nodes().forEach((name, role) -> settings.put(name, name.equals(INIT_NODE)
+                ? NodeSettings.initNode(name, initSecret, salt, ekCaPem, plan.ports())
+                : role == NodeRole.CONTROL_PLANE ? NodeSettings.joiningControlPlane(name, ekCaPem, plan.ports())
+                : NodeSettings.worker(name, ekCaPem, plan.ports())));
+        return settings;
+    }
+
+    /** Every node's TPM and disk, and its settings. */
     private Map<String, NodeConfig> manufacture(Plan plan, NewNodes newNodes) throws Exception {
-        byte[] initSecret = HostIdentities.newInitSecret(layout);
-        String ekCaPem = Files.readString(layout.caCert());
+        Map<String, Map<String, String>> settings = settings(plan, HostIdentities.newInitSecret(layout),
+                HostIdentities.salt(), Files.readString(layout.caCert()));
         Map<String, NodeConfig> configs = new LinkedHashMap<>();
         for (var node : plan.nodes().entrySet()) {
             String name = node.getKey();
-            Map<String, String> settings = node.getValue() == NodeRole.CONTROL_PLANE
-                    ? NodeSettings.controlPlane(name, initSecret, HostIdentities.salt(), ekCaPem)
-                    : NodeSettings.worker(name, plan.joinHostPort(), ekCaPem);
-            configs.put(name, newNodes.make(name, node.getValue(), plan.ports().ports(name), settings));
+            configs.put(name, newNodes.make(name, node.getValue(), plan.ports().ports(name), settings.get(name)));
         }
         return configs;
     }
 
-    private QemuNode bootControlPlane(BootedNodes booted, Map<String, NodeConfig> configs, NodeAttestation imagePolicy,
-                                      MiniCluster.UpOptions options) throws Exception {
-        QemuNode node = booted.boot(CONTROL_PLANE, NodeRole.CONTROL_PLANE, configs.get(CONTROL_PLANE));
-        waits.verified(CONTROL_PLANE, node, imagePolicy, options.bootTimeout(), "its bootstrapper's aTLS port (guest 7443)");
+    private QemuNode bootInitNode(BootedNodes booted, Map<String, NodeConfig> configs, NodeAttestation imagePolicy,
+                                  MiniCluster.UpOptions options) throws Exception {
+        QemuNode node = booted.boot(INIT_NODE, NodeRole.CONTROL_PLANE, configs.get(INIT_NODE));
+        waits.verified(INIT_NODE, node, imagePolicy, options.bootTimeout(), "its bootstrapper's aTLS port (guest 7443)");
         return node;
     }
 
     /**
-     * The workers only now, to boot while init runs: guests booting at once share the host's cores
+     * The other nodes only now, to boot while init runs: guests booting at once share the host's cores
      * (under TCG a control plane booting beside a worker verifies far later than one booting alone),
-     * and a worker has nothing to join before init has started the join service.
+     * and nothing can join before init has started the join service. Control planes that join at once
+     * are added to etcd one at a time: the join service refuses the second while the first is a
+     * learner, and the node asks again.
      */
-    private static void bootWorkers(BootedNodes booted, Plan plan, Map<String, NodeConfig> configs) throws IOException {
+    private static void bootOthers(BootedNodes booted, Plan plan, Map<String, NodeConfig> configs) throws IOException {
         for (var config : configs.entrySet()) {
-            if (!config.getKey().equals(CONTROL_PLANE)) {
+            if (!config.getKey().equals(INIT_NODE)) {
                 booted.boot(config.getKey(), plan.nodes().get(config.getKey()), config.getValue());
             }
         }
@@ -201,31 +231,81 @@ final class MiniUp {
         return cluster;
     }
 
-    /** Each node's status line: the control plane's after init, each worker's once it joined. */
+    /** Each node's status line: the init node's after init, each other node's once it joined. */
     private Map<String, NodeStatusLine> awaitBootstrapped(BootedNodes booted, Plan plan) throws Exception {
         Map<String, NodeStatusLine> statuses = new LinkedHashMap<>();
         for (String name : plan.nodes().keySet()) {
-            boolean controlPlane = name.equals(CONTROL_PLANE);
-            String what = controlPlane ? "the end of its bootstrapping after init"
-                    : "it to join " + CONTROL_PLANE + " (join service at " + NodeSettings.HOST_FROM_GUEST + ":"
-                    + plan.joinHostPort() + " from the guest)";
+            boolean initNode = name.equals(INIT_NODE);
+            String what = initNode ? "the end of its bootstrapping after init"
+                    : "it to join (join services at " + plan.ports().joinEndpoints() + " from the guest)";
             statuses.put(name, waits.status(name, booted.node(name),
-                    controlPlane ? plan.options().bootTimeout() : plan.options().joinTimeout(), what));
+                    initNode ? plan.options().bootTimeout() : plan.options().joinTimeout(), what));
         }
         return statuses;
     }
 
-    /** Every node again, now against this cluster's PCR 15: one summary row each. */
-    private List<Summary.Row> verifyAll(BootedNodes booted, Plan plan, NodeAttestation clusterPolicy,
-                                        Map<String, NodeStatusLine> statuses) throws Exception {
-        List<Summary.Row> rows = new ArrayList<>();
+    /** Every node again, now against this cluster's PCR 15. */
+    private Map<String, AtlsProbe.Outcome> verifyAll(BootedNodes booted, Plan plan, NodeAttestation clusterPolicy)
+            throws Exception {
+        Map<String, AtlsProbe.Outcome> outcomes = new LinkedHashMap<>();
         for (String name : plan.nodes().keySet()) {
-            AtlsProbe.Outcome outcome = waits.verified(name, booted.node(name), clusterPolicy, NodeWaits.REVERIFY_TIMEOUT,
-                    "its aTLS port after bootstrapping (verify-only mode)");
-            rows.add(Summary.Row.of(name, plan.nodes().get(name), clusterPolicy.describe(Optional.of(outcome)),
-                    statuses.get(name)));
+            outcomes.put(name, waits.verified(name, booted.node(name), clusterPolicy, NodeWaits.REVERIFY_TIMEOUT,
+                    "its aTLS port after bootstrapping (verify-only mode)"));
         }
-        return rows;
+        return outcomes;
+    }
+
+    /**
+     * Each control plane's AK, as it proved it just now, and its state disk into the cluster record:
+     * {@code sextant recover} sends a disk's key only to the machine recorded for it, and mini start
+     * recovers as many control planes as a quorum needs. (Init recorded the init node already; its
+     * entry is written again, unchanged.)
+     */
+    private void recordControlPlanes(Plan plan, String clusterId, Map<String, AtlsProbe.Outcome> verified,
+                                     Map<String, NodeStatusLine> statuses) throws Exception {
+        for (String name : plan.controlPlanes()) {
+            String disk = statuses.get(name).disk();
+            if (!disk.startsWith(ENCRYPTED)) {
+                throw new MiniFailure(name + " reports no encrypted state disk (disk=" + disk + "), so it cannot be"
+                        + " recorded for recovery; console log: " + layout.consoleLog(name));
+            }
+            byte[] ak = verified.get(name).accepted().orElseThrow().akName();
+            ClusterRecordFile.record(layout.clusterRecord(), clusterId,
+                    new ClusterRecordFile.Machine(HexFormat.of().formatHex(ak), disk.substring(ENCRYPTED.length())));
+        }
+        progress.accept("cluster record: " + plan.controlPlanes() + " with their AKs and state disks in "
+                + layout.clusterRecord());
+    }
+
+    /**
+     * Until every control plane's member votes: the join service that admitted a control plane
+     * promotes its learner once it has caught up, and only voting members make a quorum that
+     * survives one control plane stopping.
+     */
+    private Map<String, EtcdMemberState> awaitVotingMembers(Plan plan) throws Exception {
+        ClusterEtcd etcd = ClusterEtcd.client(layout);
+        Instant deadline = Instant.now().plus(plan.options().joinTimeout());
+        while (true) {
+            Map<String, EtcdMemberState> members = new LinkedHashMap<>();
+            for (String name : plan.controlPlanes()) {
+                members.put(name, etcd.member(plan.ports().hostPort(name, NodeRole.ETCD_CLIENT_PORT)));
+            }
+            if (members.values().stream().allMatch(EtcdMemberState::votingAndHealthy)) {
+                progress.accept("etcd: every control plane's member votes: " + describe(members));
+                return members;
+            }
+            if (Instant.now().isAfter(deadline)) {
+                throw new MiniFailure("not every control plane's etcd member votes within "
+                        + plan.options().joinTimeout().toMinutes() + " min: " + describe(members)
+                        + "; console logs: " + layout.dir() + "/<node>/console.log");
+            }
+            NodeWaits.sleep(ETCD_POLL);
+        }
+    }
+
+    private static String describe(Map<String, EtcdMemberState> members) {
+        return members.entrySet().stream().map(m -> m.getKey() + " " + m.getValue().describe())
+                .collect(java.util.stream.Collectors.joining("; "));
     }
 
     /** k3s writes its API server as https://127.0.0.1:6443; from the host it is the forwarded port. */

@@ -17,17 +17,19 @@ import dev.sextant.localcluster.verify.AtlsProbe;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Map;
 import java.util.Optional;
 import java.util.function.Consumer;
 
 /**
  * Powers a stopped node on again as it was first booted (its launch file: same disks, TPM state,
- * ports and settings; the previous console kept) and waits until it is back: a control plane's
- * disk waits for the operator, so it is recovered with the cluster's own master secret through
- * {@code sextant recover}; a worker rejoins by itself. Back means its status line says
- * bootstrapped with the same state disk and the same "since" as before the power cycle (a node that
- * formatted its disk anew is no node that came back), and it verifies over attested TLS with this
- * cluster's PCR 15.
+ * ports and settings; the previous console kept) and waits until it is back. A control plane's disk
+ * waits for the operator, so where no quorum of control planes runs (a whole cluster starting, or
+ * the one control plane that joins nothing) it is recovered with the cluster's own master secret
+ * through {@code sextant recover} ({@link #recover}); workers, and control planes with running peers,
+ * rejoin by themselves. Back means its status line says bootstrapped with the same state disk and
+ * the same "since" as before the power cycle (a node that formatted its disk anew is no node that
+ * came back), and it verifies over attested TLS with this cluster's PCR 15.
  */
 public final class NodeComeback {
     private final MiniLayout layout;
@@ -47,7 +49,8 @@ public final class NodeComeback {
     }
 
     /** A node that is back: its status line of this boot, its verification, and the time since power-on. */
-    public record Back(String name, NodeRole role, NodeStatusLine status, AtlsProbe.Outcome outcome, Duration fromPowerOn) {
+    public record Back(String name, NodeRole role, Map<Integer, Integer> ports, NodeStatusLine status,
+                       AtlsProbe.Outcome outcome, Duration fromPowerOn) {
         /** "power-on -> rejoined and verified: 74 s": how long the node took to come back, as the operator reads it. */
         public String figure() {
             String how = switch (status.via()) {
@@ -80,20 +83,21 @@ public final class NodeComeback {
         return Optional.empty();
     }
 
-    /** {@code timeout}: for the recovery and then for the status line. */
+    /** Sends the node's disk key with {@code sextant recover}; {@code timeout}: while its recovery port does not answer. */
+    public void recover(PoweredOn on, Duration timeout) throws Exception {
+        recovery.run(on.node().name(), on.qemu(), timeout);
+    }
+
+    /** {@code timeout}: for the status line; a node to be recovered must have been ({@link #recover}) first. */
     public Back awaitBack(PoweredOn on, NodeAttestation clusterPolicy, Duration timeout) throws Exception {
         String name = on.node().name();
         NodeRole role = on.node().role();
-        if (role == NodeRole.CONTROL_PLANE) {
-            recovery.run(name, on.qemu(), timeout);
-        }
-        String what = role == NodeRole.CONTROL_PLANE ? "the end of its bootstrapping after recovery"
-                : "it to rejoin (its disk key from the join service)";
-        NodeStatusLine status = waits.status(name, on.qemu(), timeout, what);
+        NodeStatusLine status = waits.status(name, on.qemu(), timeout,
+                "the end of its bootstrapping (recovered, or its disk key from a join service)");
         checkSameDisk(name, on.before(), status);
         AtlsProbe.Outcome outcome = waits.verified(name, on.qemu(), clusterPolicy, NodeWaits.REVERIFY_TIMEOUT,
                 "its aTLS port after bootstrapping, with this cluster's PCR 15");
-        return new Back(name, role, status, outcome, on.qemu().uptime());
+        return new Back(name, role, on.node().ports(), status, outcome, on.qemu().uptime());
     }
 
     void checkSameDisk(String name, Optional<NodeStatusLine> before, NodeStatusLine now) throws MiniFailure {

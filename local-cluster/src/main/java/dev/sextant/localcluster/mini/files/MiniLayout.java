@@ -59,6 +59,11 @@ public record MiniLayout(Path dir) {
         return dir.resolve("cluster-record.json");
     }
 
+    /** mini's own etcd client certificate, issued by the cluster's etcd CA (derived from the master secret). */
+    public Path etcdClientDir() {
+        return dir.resolve("etcd-client");
+    }
+
     public Path initSecret() {
         return dir.resolve("init-secret");
     }

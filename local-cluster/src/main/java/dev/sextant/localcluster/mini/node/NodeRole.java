@@ -9,11 +9,12 @@ import java.util.Locale;
  * serves: 7443 the bootstrapper (VerifyService always, InitService until bootstrapped), 7444 the
  * recovery service (a control plane whose disk waits for the operator's key at boot), 9090 the
  * join service's gRPC and 9091 its HTTP (/health, /prometheus), 6443 the Kubernetes API when the
- * image carries k3s.
+ * image carries k3s, 2379 and 2380 the etcd member's client and peer ports (the other members and mini
+ * reach them only through the host's forwards, as everything between guests does).
  */
 public enum NodeRole {
     CONTROL_PLANE(2048, List.of(NodeRole.BOOTSTRAPPER_PORT, NodeRole.RECOVERY_PORT, NodeRole.JOIN_PORT,
-            NodeRole.JOIN_HTTP_PORT, NodeRole.KUBERNETES_API_PORT)),
+            NodeRole.JOIN_HTTP_PORT, NodeRole.KUBERNETES_API_PORT, NodeRole.ETCD_CLIENT_PORT, NodeRole.ETCD_PEER_PORT)),
     WORKER(1536, List.of(NodeRole.BOOTSTRAPPER_PORT));
 
     public static final int BOOTSTRAPPER_PORT = 7443;
@@ -22,6 +23,8 @@ public enum NodeRole {
     public static final int JOIN_PORT = 9090;
     public static final int JOIN_HTTP_PORT = 9091;
     public static final int KUBERNETES_API_PORT = 6443;
+    public static final int ETCD_CLIENT_PORT = 2379;
+    public static final int ETCD_PEER_PORT = 2380;
 
     private final int memoryMiB;
     private final List<Integer> guestPorts;

@@ -8,9 +8,10 @@ import java.util.Map;
 
 /**
  * The settings a mini node boots with (QEMU passes them as SMBIOS type 11 strings, so they stay
- * off the measured kernel command line and PCR 12 stays zero): its name, on the control
- * plane the init secret's salted hash, on a worker where the join service is, and on every node
- * the mini EK CA (public), so a node verifies the join service's TPM as the operator does.
+ * off the measured kernel command line and PCR 12 stays zero): its name and the mini EK CA (public),
+ * so a node verifies the join service's TPM as the operator does; on the first control plane the
+ * init secret's salted hash; on every other node where the control planes' join services are; on
+ * every control plane where its etcd member is reached, and on those that join, that they join as one.
  */
 public final class NodeSettings {
     public static final String NODE_NAME = "sextant.node-name";
@@ -18,25 +19,41 @@ public final class NodeSettings {
     public static final String JOIN_ENDPOINTS = "sextant.join-endpoints";
     /** PEM of the EK CA: a node verifies the join service's TPM with it before it takes a ticket. */
     public static final String EK_CA = "sextant.ek-ca";
+    /** "true": the node joins as a control plane. */
+    public static final String CONTROL_PLANE = "sextant.control-plane";
+    /** HOST:PEER_PORT:CLIENT_PORT its etcd member advertises (host forwards, not its own ports). */
+    public static final String ETCD_ADVERTISE = "sextant.etcd-advertise";
     /** QEMU's user network: the guest reaches the host's loopback at this address. */
     public static final String HOST_FROM_GUEST = "10.0.2.2";
 
     private NodeSettings() {
     }
 
-    public static Map<String, String> controlPlane(String name, byte[] initSecret, byte[] salt, String ekCaPem) {
+    /** The control plane the operator initializes; it joins nothing, so it is told of no join service. */
+    public static Map<String, String> initNode(String name, byte[] initSecret, byte[] salt, String ekCaPem, PortPlan ports) {
         Map<String, String> settings = new LinkedHashMap<>();
         settings.put(NODE_NAME, name);
         settings.put(INIT_SECRET_HASH, initSecretHash(salt, initSecret));
+        settings.put(ETCD_ADVERTISE, ports.etcdAdvertise(name));
         settings.put(EK_CA, ekCaPem);
         return settings;
     }
 
-    /** {@code joinHostPort}: the host port forwarded to the control plane's join service. */
-    public static Map<String, String> worker(String name, int joinHostPort, String ekCaPem) {
+    /** A control plane that joins the initialized one: its etcd member is added as a learner, then promoted. */
+    public static Map<String, String> joiningControlPlane(String name, String ekCaPem, PortPlan ports) {
         Map<String, String> settings = new LinkedHashMap<>();
         settings.put(NODE_NAME, name);
-        settings.put(JOIN_ENDPOINTS, HOST_FROM_GUEST + ":" + joinHostPort);
+        settings.put(CONTROL_PLANE, "true");
+        settings.put(JOIN_ENDPOINTS, ports.joinEndpoints());
+        settings.put(ETCD_ADVERTISE, ports.etcdAdvertise(name));
+        settings.put(EK_CA, ekCaPem);
+        return settings;
+    }
+
+    public static Map<String, String> worker(String name, String ekCaPem, PortPlan ports) {
+        Map<String, String> settings = new LinkedHashMap<>();
+        settings.put(NODE_NAME, name);
+        settings.put(JOIN_ENDPOINTS, ports.joinEndpoints());
         settings.put(EK_CA, ekCaPem);
         return settings;
     }

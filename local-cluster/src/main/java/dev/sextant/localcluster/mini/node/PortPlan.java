@@ -9,8 +9,9 @@ import java.util.function.IntSupplier;
 
 /**
  * The 127.0.0.1 ports forwarded to every node's guest ports, chosen before any node boots: the
- * workers must be told where the control plane's join service is (10.0.2.2 is the host in QEMU's
- * user network, so a worker reaches the control plane through the control plane's forward).
+ * nodes must be told where the control planes' join services are, and a control plane where its etcd
+ * member is reached from the others (10.0.2.2 is the host in QEMU's user network, so one guest reaches
+ * another only through that guest's forward).
  */
 public final class PortPlan {
     private final Map<String, Map<Integer, Integer>> guestToHostByNode;
@@ -57,6 +58,21 @@ public final class PortPlan {
             throw new IllegalArgumentException("no ports planned for " + node + "; nodes: " + guestToHostByNode.keySet());
         }
         return ports;
+    }
+
+    /**
+     * "10.0.2.2:P0,10.0.2.2:P1,...": every control plane's join service as a guest reaches it, in node
+     * order, so a node asks the next when one does not answer.
+     */
+    public String joinEndpoints() {
+        return String.join(",", guestToHostByNode.values().stream().filter(p -> p.containsKey(NodeRole.JOIN_PORT))
+                .map(p -> NodeSettings.HOST_FROM_GUEST + ":" + p.get(NodeRole.JOIN_PORT)).toList());
+    }
+
+    /** "10.0.2.2:PEER:CLIENT": where the other guests and the host reach {@code node}'s etcd member. */
+    public String etcdAdvertise(String node) {
+        return NodeSettings.HOST_FROM_GUEST + ":" + hostPort(node, NodeRole.ETCD_PEER_PORT) + ":"
+                + hostPort(node, NodeRole.ETCD_CLIENT_PORT);
     }
 
     /** The host port forwarded to {@code guestPort} of {@code node}. */

@@ -22,8 +22,11 @@ public final class ControlPlaneInit {
         this.progress = progress;
     }
 
-    /** The node's answer; fails naming the journal and console log when init did not succeed. */
-    public InitResult run(OperatorInit init, QemuNode node, String name) throws Exception {
+    /**
+     * The node's answer; fails naming the journal and console log when init did not succeed.
+     * {@code controlPlanes}: the most control planes the cluster admits (the join services refuse more).
+     */
+    public InitResult run(OperatorInit init, QemuNode node, String name, int controlPlanes) throws Exception {
         List<String> args = List.of("--endpoint", "127.0.0.1:" + node.hostPort(NodeRole.BOOTSTRAPPER_PORT),
                 "--measurements", layout.measurements().toString(),
                 "--measurements-key", layout.measurementsPublicKey().toString(),
@@ -33,7 +36,8 @@ public final class ControlPlaneInit {
                 "--init-secret", layout.initSecret().toString(),
                 "--kubeconfig-out", layout.kubeconfig().toString(),
                 "--journal-out", layout.initJournal().toString(),
-                "--cluster-name", "sextant-mini");
+                "--cluster-name", "sextant-mini",
+                "--control-planes", Integer.toString(controlPlanes));
         progress.accept(name + ": sextant init " + String.join(" ", args));
         OperatorInit.Outcome outcome = init.run(args, line -> progress.accept("init| " + line));
         if (outcome.exit() != 0) {

@@ -1,6 +1,6 @@
 package dev.sextant.localcluster.mini.report;
 
-/** One node as {@code sextant mini status} reports it. */
+/** One node as {@code sextant mini status} reports it; {@code etcd}: a control plane's member, "-" on a worker. */
 public record NodeReport(String name, String role, boolean qemuAlive, boolean swtpmAlive, String ports,
-                         String lastStatus, String verify) {
+                         String lastStatus, String verify, String etcd) {
 }

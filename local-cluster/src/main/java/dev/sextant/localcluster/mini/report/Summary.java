@@ -2,6 +2,7 @@ package dev.sextant.localcluster.mini.report;
 
 import dev.sextant.localcluster.mini.node.NodeRole;
 import dev.sextant.localcluster.mini.node.NodeStatusLine;
+import dev.sextant.localcluster.mini.node.EtcdMemberState;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -10,8 +11,9 @@ import java.util.Optional;
 /**
  * The table {@code mini up} and {@code mini start} end with: per node its role, the PCRs verified
  * over attested TLS (by mini itself, against the image's measurements and this cluster's PCR 15),
- * whether its state disk is encrypted, whether it is a member, how it became one this boot and
- * since when its disk holds the cluster; then what became of Kubernetes.
+ * whether its state disk is encrypted, whether it is a member, a control plane's etcd member (leader,
+ * follower or learner, and its health), how it became a member this boot and since when its disk
+ * holds the cluster; then what became of Kubernetes.
  */
 public record Summary(List<Row> rows, String kubernetes) {
     public Summary {
@@ -19,13 +21,14 @@ public record Summary(List<Row> rows, String kubernetes) {
     }
 
     /** One node. {@code verified}: the PCR indices checked, or why verification failed. */
-    public record Row(String node, String role, String verified, String stateDisk, String joined, String via,
-                      String since) {
-        /** The row of a node that reported {@code status} and verified as {@code verified} says. */
-        public static Row of(String node, NodeRole role, String verified, NodeStatusLine status) {
+    public record Row(String node, String role, String verified, String stateDisk, String joined, String etcd,
+                      String via, String since) {
+        /** The row of a node that reported {@code status}, verified as {@code verified} says and whose member is {@code etcd}. */
+        public static Row of(String node, NodeRole role, String verified, NodeStatusLine status, EtcdMemberState etcd) {
             String joined = !status.role().equals(role.label()) ? "no (reported role " + status.role() + ")"
                     : status.via().equals("init") ? "yes (initialized the cluster)" : "yes";
-            return new Row(node, role.label(), verified, status.diskSummary(), joined, status.via(), status.since());
+            return new Row(node, role.label(), verified, status.diskSummary(), joined, etcd.describe(), status.via(),
+                    status.since());
         }
     }
 
@@ -46,10 +49,11 @@ public record Summary(List<Row> rows, String kubernetes) {
 
     public List<String> render() {
         List<String[]> cells = new ArrayList<>();
-        cells.add(new String[] {"NODE", "ROLE", "VERIFIED PCRS (aTLS)", "STATE DISK ENCRYPTED", "JOINED", "VIA", "SINCE"});
-        rows.forEach(r -> cells.add(new String[] {r.node(), r.role(), r.verified(), r.stateDisk(), r.joined(), r.via(),
-                r.since()}));
-        int[] widths = new int[7];
+        cells.add(new String[] {"NODE", "ROLE", "VERIFIED PCRS (aTLS)", "STATE DISK ENCRYPTED", "JOINED", "ETCD", "VIA",
+                "SINCE"});
+        rows.forEach(r -> cells.add(new String[] {r.node(), r.role(), r.verified(), r.stateDisk(), r.joined(), r.etcd(),
+                r.via(), r.since()}));
+        int[] widths = new int[cells.get(0).length];
         for (String[] row : cells) {
             for (int i = 0; i < row.length; i++) {
                 widths[i] = Math.max(widths[i], row[i].length());
