@@ -34,7 +34,7 @@ class MiniClusterTest {
         ProcessRef self = ProcessRef.of(ProcessHandle.current(), "java");
         new MiniState(MiniState.VERSION, MiniState.UP, "t", "i", null, List.of(new MiniState.Node("control-plane-0",
                 NodeRole.CONTROL_PLANE, Map.of(7443, 40000), "c", self, self))).write(layout.stateFile());
-        var options = new MiniCluster.UpOptions(1, dir.resolve("image"), Optional.empty(), Accel.TCG, false,
+        var options = new MiniCluster.UpOptions(1, 1, dir.resolve("image"), Optional.empty(), Accel.TCG, false,
                 Duration.ofMinutes(1), Duration.ofMinutes(1));
         int exit = new MiniCluster(layout, progress::add).up(options, (args, out) -> {
             throw new AssertionError("init must not run");

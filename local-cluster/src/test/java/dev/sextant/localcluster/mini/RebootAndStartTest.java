@@ -69,13 +69,4 @@ class RebootAndStartTest {
         assertTrue(uninitialized.contains("never initialized"), uninitialized);
         assertEquals(MiniState.STOPPED, MiniState.read(new MiniLayout(dir).stateFile()).orElseThrow().phase());
     }
-
-    @Test
-    @DisplayName("powers on the control plane first and the workers in a second wave, whatever order mini.json lists the nodes in")
-    void controlPlaneFirst() {
-        MiniState.Node worker = new MiniState.Node("worker-0", NodeRole.WORKER, Map.of(), "c", null, null);
-        MiniState.Node worker1 = new MiniState.Node("worker-1", NodeRole.WORKER, Map.of(), "c", null, null);
-        MiniState.Node cp = new MiniState.Node("control-plane-0", NodeRole.CONTROL_PLANE, Map.of(), "c", null, null);
-        assertEquals(List.of(List.of(cp), List.of(worker, worker1)), MiniStart.waves(List.of(worker, cp, worker1)));
-    }
 }

@@ -14,6 +14,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
@@ -60,11 +61,11 @@ class NodeComebackTest {
     @Test
     @DisplayName("prints the figure as issue 13 names it: power-on -> recovered / rejoined and verified")
     void figure() {
-        var back = new NodeComeback.Back("worker-0", NodeRole.WORKER, status(UUID, "x", "rejoin").orElseThrow(), null,
+        var back = new NodeComeback.Back("worker-0", NodeRole.WORKER, Map.of(), status(UUID, "x", "rejoin").orElseThrow(), null,
                 Duration.ofSeconds(74));
         assertEquals("worker-0: power-on -> rejoined and verified: 74 s", back.figure());
         assertEquals("control-plane-0: power-on -> recovered and verified: 90 s", new NodeComeback.Back("control-plane-0",
-                NodeRole.CONTROL_PLANE, status(UUID, "x", "recovery").orElseThrow(), null, Duration.ofSeconds(90)).figure());
+                NodeRole.CONTROL_PLANE, Map.of(), status(UUID, "x", "recovery").orElseThrow(), null, Duration.ofSeconds(90)).figure());
     }
 
     private static Optional<NodeStatusLine> status(String uuid, String since, String via) {

@@ -2,6 +2,7 @@ package dev.sextant.localcluster.mini.report;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import dev.sextant.localcluster.mini.node.EtcdMemberState;
 import dev.sextant.localcluster.mini.node.NodeRole;
 import dev.sextant.localcluster.mini.node.NodeStatusLine;
 import java.nio.file.Path;
@@ -15,18 +16,25 @@ class SummaryTest {
     private final Path kubeconfig = Path.of("/m/kubeconfig");
 
     @Test
-    @DisplayName("is an aligned table of node, role, verified PCRs, state disk, membership, via and since, then Kubernetes")
+    @DisplayName("is an aligned table of node, role, verified PCRs, state disk, membership, etcd member, via and since,"
+            + " then Kubernetes")
     void table() {
         Summary summary = new Summary(List.of(
                 Summary.Row.of("control-plane-0", NodeRole.CONTROL_PLANE, "PCR 4 9 11 12 13 15", status(
-                        "role=control-plane disk=encrypted:abc kubernetes=started via=init since=2026-11-24T03:00:00Z")),
+                        "role=control-plane disk=encrypted:abc kubernetes=started via=init since=2026-11-24T03:00:00Z"),
+                        new EtcdMemberState("leader", "healthy")),
+                Summary.Row.of("control-plane-1", NodeRole.CONTROL_PLANE, "PCR 4 9 11 12 13 15", status(
+                        "role=control-plane disk=encrypted:cde kubernetes=started via=join since=2026-11-24T03:02:00Z"),
+                        new EtcdMemberState("follower", "healthy")),
                 Summary.Row.of("worker-0", NodeRole.WORKER, "PCR 4 9 11 12 13 15", status(
-                        "role=worker disk=encrypted:def kubernetes=started via=rejoin since=2026-11-24T03:05:00Z"))),
+                        "role=worker disk=encrypted:def kubernetes=started via=rejoin since=2026-11-24T03:05:00Z"),
+                        EtcdMemberState.NONE)),
                 "Kubernetes: not installed");
         assertEquals(List.of(
-                "NODE             ROLE           VERIFIED PCRS (aTLS)  STATE DISK ENCRYPTED  JOINED                         VIA     SINCE",
-                "control-plane-0  control-plane  PCR 4 9 11 12 13 15   yes (abc)             yes (initialized the cluster)  init    2026-11-24T03:00:00Z",
-                "worker-0         worker         PCR 4 9 11 12 13 15   yes (def)             yes                            rejoin  2026-11-24T03:05:00Z",
+                "NODE             ROLE           VERIFIED PCRS (aTLS)  STATE DISK ENCRYPTED  JOINED                         ETCD               VIA     SINCE",
+                "control-plane-0  control-plane  PCR 4 9 11 12 13 15   yes (abc)             yes (initialized the cluster)  leader, healthy    init    2026-11-24T03:00:00Z",
+                "control-plane-1  control-plane  PCR 4 9 11 12 13 15   yes (cde)             yes                            follower, healthy  join    2026-11-24T03:02:00Z",
+                "worker-0         worker         PCR 4 9 11 12 13 15   yes (def)             yes                            -                  rejoin  2026-11-24T03:05:00Z",
                 "Kubernetes: not installed"), summary.render());
     }
 
@@ -34,7 +42,7 @@ class SummaryTest {
     @DisplayName("says a node is no member when it reports another role than it was booted as")
     void wrongRole() {
         assertEquals("no (reported role control-plane)", Summary.Row.of("worker-0", NodeRole.WORKER, "PCR 15",
-                status("role=control-plane disk=none kubernetes=x via=join since=2026-11-24T03:05:00Z")).joined());
+                status("role=control-plane disk=none kubernetes=x via=join since=2026-11-24T03:05:00Z"), EtcdMemberState.NONE).joined());
     }
 
     private static NodeStatusLine status(String fields) {
