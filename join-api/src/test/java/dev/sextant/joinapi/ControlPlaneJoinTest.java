@@ -259,4 +259,135 @@ class ControlPlaneJoinTest {
         assertEquals("cp-1", withPeerUrl(member.getPeerUrl()).get(0).name());
         assertEquals(2, admin.members().stream().filter(m -> !m.learner()).count());
     }
+
+    @Test
+    @Order(2)
+    @DisplayName("a worker's ticket carries no ControlPlaneJoin (no master secret); a worker's request naming an etcd member is refused INVALID_ARGUMENT, nothing bound, no learner added")
+    void worker() {
+        IssueJoinTicketRequest worker = IssueJoinTicketRequest.newBuilder().setDiskUuid(newUuid()).setNodeName("worker-1").build();
+        assertFalse(join("promoting", "worker-1", worker).hasControlPlane());
+
+        List<Long> members = memberIds();
+        String disk = newUuid();
+        Status s = refused("promoting", "worker-2", IssueJoinTicketRequest.newBuilder().setDiskUuid(disk).setNodeName("worker-2")
+                .setEtcdMember(member("worker-2")).build());
+        assertEquals(Status.Code.INVALID_ARGUMENT, s.getCode(), s.toString());
+        assertTrue(s.getDescription().contains("a worker runs no etcd member"), s.getDescription());
+        nothingBound("worker-2", disk, "worker-2");
+        assertEquals(members, memberIds());
+    }
+
+    /** A request whose {@code field} is wrong. */
+    private record Malformed(String field, IssueJoinTicketRequest request) {
+    }
+
+    @Test
+    @Order(3)
+    @DisplayName("a control plane's request without an etcd member, naming another node's member, or with a URL not https://HOST:PORT (http, a path, a ',' that would add a member to etcd's initial cluster): INVALID_ARGUMENT, nothing bound, no learner added")
+    void malformedMember() {
+        List<Long> members = memberIds();
+        EtcdPeer good = member("cp-bad");
+        List<Malformed> requests = List.of(
+                new Malformed("etcd_member", IssueJoinTicketRequest.newBuilder().setNodeName("cp-bad").setControlPlane(true).build()),
+                new Malformed("etcd_member.name", controlPlane("cp-bad", "", good.toBuilder().setName("cp-1").build())),
+                new Malformed("etcd_member.peer_url", controlPlane("cp-bad", "",
+                        good.toBuilder().setPeerUrl(good.getPeerUrl().replace("https", "http")).build())),
+                new Malformed("etcd_member.client_url", controlPlane("cp-bad", "", good.toBuilder().setClientUrl(good.getClientUrl() + "/v3").build())),
+                new Malformed("etcd_member.peer_url", controlPlane("cp-bad", "",
+                        good.toBuilder().setPeerUrl(good.getPeerUrl() + ",cp-1=https://10.0.0.9:2380").build())));
+        for (Malformed bad : requests) {
+            String disk = newUuid();
+            Status s = refused("promoting", "cp-bad", bad.request().toBuilder().setDiskUuid(disk).build());
+            assertEquals(Status.Code.INVALID_ARGUMENT, s.getCode(), bad.field() + ": " + s);
+            assertTrue(s.getDescription().contains(bad.field()), bad.field() + ": " + s.getDescription());
+            nothingBound("cp-bad", disk, "cp-bad");
+        }
+        assertEquals(members, memberIds());
+    }
+
+    @Test
+    @Order(4)
+    @DisplayName("a join service without the master secret refuses a control plane FAILED_PRECONDITION, nothing bound, no learner added")
+    void noMasterSecret() {
+        List<Long> members = memberIds();
+        String disk = newUuid();
+        Status s = refused("no-secret", "cp-nowhere", controlPlane("cp-nowhere", disk, member("cp-nowhere")));
+        assertEquals(Status.Code.FAILED_PRECONDITION, s.getCode(), s.toString());
+        assertTrue(s.getDescription().contains("holds no master secret"), s.getDescription());
+        nothingBound("cp-nowhere", disk, "cp-nowhere");
+        assertEquals(members, memberIds());
+    }
+
+    @Test
+    @Order(5)
+    @DisplayName("a retried control-plane join (same AK, same request) gets its ticket again, with the same single learner and no second member")
+    void retriedJoin() throws Exception {
+        awaitNoLearner();
+        int before = admin.members().size();
+        IssueJoinTicketRequest request = controlPlane("cp-retry", newUuid(), member("cp-retry"));
+        ControlPlaneJoin first = join("short", "cp-retry", request).getControlPlane();
+        ControlPlaneJoin again = join("short", "cp-retry", request).getControlPlane();
+        assertEquals(byName(first.getEtcdMembersList()), byName(again.getEtcdMembersList()));
+        assertEquals(1, withPeerUrl(request.getEtcdMember().getPeerUrl()).size());
+        assertEquals(before + 1, admin.members().size(), admin.members().toString());
+    }
+
+    @Test
+    @Order(6)
+    @DisplayName("while one control plane's learner is pending (never started), a second's join is refused UNAVAILABLE naming that one control plane joins etcd at a time; once the pending learner's timeout has passed it is removed, and the second's retry goes through")
+    void oneLearnerAtATime() throws Exception {
+        awaitNoLearner();
+        EtcdPeer pending = member("cp-pending");
+        join("short", "cp-pending", controlPlane("cp-pending", newUuid(), pending));
+        Instant added = Instant.now();
+
+        IssueJoinTicketRequest second = controlPlane("cp-second", newUuid(), member("cp-second"));
+        Status s = refused("promoting", "cp-second", second);
+        assertEquals(Status.Code.UNAVAILABLE, s.getCode(), s.toString());
+        assertTrue(s.getDescription().contains("one control plane at a time"), s.getDescription());
+        assertTrue(s.getDescription().contains(pending.getPeerUrl()), "names the pending member: " + s.getDescription());
+        assertEquals(List.of(), withPeerUrl(second.getEtcdMember().getPeerUrl()));
+
+        Instant deadline = added.plusSeconds(30);
+        while (!withPeerUrl(pending.getPeerUrl()).isEmpty()) {
+            assertTrue(Instant.now().isBefore(deadline), "the never-started learner is still listed after 30 s");
+            Thread.sleep(100);
+        }
+        System.out.printf("ControlPlaneJoinTest: a never-started learner removed %.2f s after its ticket (timeout %d s)%n",
+                Duration.between(added, Instant.now()).toMillis() / 1000.0, SHORT_TIMEOUT.toSeconds());
+        assertTrue(join("promoting", "cp-second", second).hasControlPlane());
+        assertEquals(1, withPeerUrl(second.getEtcdMember().getPeerUrl()).size());
+    }
+
+    @Test
+    @Order(7)
+    @DisplayName("a control plane beyond the limit (every place taken) is refused FAILED_PRECONDITION (CONTROL_PLANE_LIMIT_REACHED), nothing bound and no learner added")
+    void beyondTheLimit() {
+        // The places the other join services of the cluster gave out meanwhile.
+        for (long admitted = admin.count(V1 + "control-planes/").count(); admitted < LIMIT; admitted++) {
+            admin.put(V1 + "control-planes/" + ak("elsewhere-" + admitted), "elsewhere-" + admitted);
+        }
+        List<Long> members = memberIds();
+        String disk = newUuid();
+        Status s = refused("promoting", "cp-too-many", controlPlane("cp-too-many", disk, member("cp-too-many")));
+        assertEquals(Status.Code.FAILED_PRECONDITION, s.getCode(), s.toString());
+        assertTrue(s.getDescription().contains("at most " + LIMIT + " control planes"), s.getDescription());
+        nothingBound("cp-too-many", disk, "cp-too-many");
+        assertEquals(members, memberIds());
+    }
+
+    @Test
+    @Order(8)
+    @DisplayName("the master secret and its salt appear in no log line of the whole class (every logger at TRACE) and in no refusal's message")
+    void masterSecretNeverShown() {
+        List<String> lines = logs.list.stream().map(LogLeakTest::render).toList();
+        assertTrue(lines.stream().anyMatch(l -> l.contains("etcd learner")), "the capture works");
+        assertTrue(refusals.size() >= 8, "the refusals were kept: " + refusals);
+        List<String> secrets = new ArrayList<>(LogLeakTest.encodings(cluster.masterSecret));
+        secrets.addAll(LogLeakTest.encodings(cluster.masterSalt));
+        for (String secret : secrets) {
+            assertFalse(lines.stream().anyMatch(l -> l.contains(secret)), "a log line contains " + secret);
+            assertFalse(refusals.stream().anyMatch(r -> r.contains(secret)), "a refusal contains " + secret);
+        }
+    }
 }

@@ -81,7 +81,12 @@ public class LearnerPromotion implements AutoCloseable {
                 giveUp(client, learner, notCaughtUp);
             }
         } catch (EtcdException | Refusal e) {
-            LOG.warn("promoting etcd learner {} ({}) failed; it stays a learner", learner.hexId(), learner.peerUrls(), e);
+            if (executor.isShutdown()) {
+                LOG.info("the join service stopped while promoting etcd learner {} ({}): it stays a learner", learner.hexId(),
+                        learner.peerUrls());
+            } else {
+                LOG.warn("promoting etcd learner {} ({}) failed; it stays a learner", learner.hexId(), learner.peerUrls(), e);
+            }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt(); // the service is stopping
         }
