@@ -361,6 +361,27 @@ class ControlPlaneJoinTest {
 
     @Test
     @Order(7)
+    @DisplayName("a never-started learner whose join service stopped before it could remove it (added to etcd directly here) refuses the next control plane UNAVAILABLE, and the join service that refused it removes it once the timeout has passed; the retry goes through")
+    void orphanedLearner() throws Exception {
+        awaitNoLearner();
+        String orphanUrl = "https://127.0.0.1:" + ports.next();
+        admin.addLearner(List.of(orphanUrl));
+        Instant seen = Instant.now();
+        IssueJoinTicketRequest request = controlPlane("cp-after-orphan", newUuid(), member("cp-after-orphan"));
+        Status s = refused("short", "cp-after-orphan", request);
+        assertEquals(Status.Code.UNAVAILABLE, s.getCode(), s.toString());
+        assertTrue(s.getDescription().contains(orphanUrl), s.getDescription());
+
+        Instant deadline = seen.plusSeconds(30);
+        while (!withPeerUrl(orphanUrl).isEmpty()) {
+            assertTrue(Instant.now().isBefore(deadline), "the orphaned learner is still listed after 30 s");
+            Thread.sleep(100);
+        }
+        assertTrue(join("short", "cp-after-orphan", request).hasControlPlane());
+    }
+
+    @Test
+    @Order(8)
     @DisplayName("a control plane beyond the limit (every place taken) is refused FAILED_PRECONDITION (CONTROL_PLANE_LIMIT_REACHED), nothing bound and no learner added")
     void beyondTheLimit() throws Exception {
         awaitNoLearner();
@@ -378,7 +399,7 @@ class ControlPlaneJoinTest {
     }
 
     @Test
-    @Order(8)
+    @Order(9)
     @DisplayName("the master secret and its salt appear in no log line of the whole class (every logger at TRACE) and in no refusal's message")
     void masterSecretNeverShown() {
         List<String> lines = logs.list.stream().map(LogLeakTest::render).toList();

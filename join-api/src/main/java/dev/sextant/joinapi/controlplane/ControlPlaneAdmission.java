@@ -20,7 +20,6 @@ import java.util.Optional;
 public class ControlPlaneAdmission {
     private final HandOverFiles files;
     private final EtcdLearners learners;
-    private final LearnerPromotion promotion;
 
     /** A checked control plane's request: its etcd member and what it will be handed. Zeroes the master secret on close. */
     public record Candidate(EtcdPeer member, HandOver handOver) implements AutoCloseable {
@@ -30,10 +29,9 @@ public class ControlPlaneAdmission {
         }
     }
 
-    public ControlPlaneAdmission(HandOverFiles files, EtcdLearners learners, LearnerPromotion promotion) {
+    public ControlPlaneAdmission(HandOverFiles files, EtcdLearners learners) {
         this.files = files;
         this.learners = learners;
-        this.promotion = promotion;
     }
 
     /** Empty for a worker (which must name no etcd member); a control plane's checked request otherwise. */
@@ -54,13 +52,9 @@ public class ControlPlaneAdmission {
         return Optional.of(new Candidate(member, files.read()));
     }
 
-    /**
-     * Adds the candidate's learner (after its bindings) and starts its promotion at once, so every learner
-     * this service adds is promoted or, never started, removed, even one whose ticket then failed.
-     */
+    /** Adds the candidate's learner, after its bindings, and builds its ticket's part. */
     public ControlPlaneJoin admit(Candidate candidate) throws Refusal {
         EtcdLearners.Learner learner = learners.add(candidate.member());
-        promotion.promote(learner.member(), candidate.member().getClientUrl().substring("https://".length()));
         HandOver handOver = candidate.handOver();
         // Copies into the message: the candidate's own bytes are zeroed when it closes, before the answer
         // is serialized; the copies live as long as the answer.

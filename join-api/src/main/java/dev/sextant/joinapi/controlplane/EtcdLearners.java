@@ -24,6 +24,7 @@ import org.slf4j.LoggerFactory;
  * another's node. A member already listed under the peer URL is this node's (a retried join); a started
  * member of the node's name under another peer URL came back without its data and is replaced. etcd
  * admits one learner at a time, so while another is listed the join is refused UNAVAILABLE naming it.
+ * Each learner added is handed to {@link LearnerPromotion}.
  */
 @Singleton
 public class EtcdLearners {
@@ -43,10 +44,12 @@ public class EtcdLearners {
 
     private final EtcdConnection etcd;
     private final Clock clock;
+    private final LearnerPromotion promotion;
 
-    public EtcdLearners(EtcdConnection etcd, Clock clock) {
+    public EtcdLearners(EtcdConnection etcd, Clock clock, LearnerPromotion promotion) {
         this.etcd = etcd;
         this.clock = clock;
+        this.promotion = promotion;
     }
 
     public Learner add(EtcdPeer member) throws Refusal {
@@ -54,6 +57,9 @@ public class EtcdLearners {
         EtcdMembership membership = new EtcdMembership(client, clock);
         try {
             EtcdMember learner = addOrFind(client, membership, member.getName(), member.getPeerUrl());
+            // At once, not after the ticket: every learner this service adds is promoted or, never
+            // started, removed, even one whose ticket then failed.
+            promotion.promote(learner, member.getClientUrl().substring("https://".length()));
             return new Learner(learner, cluster(client, membership, member));
         } catch (EtcdException e) {
             if (e.getMessage().contains("too many learner")) {
@@ -86,6 +92,7 @@ public class EtcdLearners {
         Optional<EtcdMember> joining = members.stream().filter(m -> m.learner() && !m.name().equals(name)).findFirst();
         if (joining.isPresent()) {
             EtcdMember other = joining.get();
+            promotion.expireUnstarted(other);
             throw new Refusal(JoinRefusal.ETCD_LEARNER_PENDING, "another control plane's etcd member ("
                     + (other.started() ? other.name() : "not started yet") + ", " + other.peerUrls()
                     + ") is joining etcd as a learner; etcd admits one control plane at a time: retry later");

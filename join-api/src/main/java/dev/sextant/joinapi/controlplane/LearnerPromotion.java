@@ -41,7 +41,7 @@ public class LearnerPromotion implements AutoCloseable {
         thread.setDaemon(true);
         return thread;
     });
-    /** Learners being promoted: a retried join does not start a second promotion of the same member. */
+    /** Learners being promoted or expired: a retried join does not start a second task for the same member. */
     private final Set<Long> promoting = ConcurrentHashMap.newKeySet();
 
     @Inject
@@ -63,6 +63,30 @@ public class LearnerPromotion implements AutoCloseable {
         executor.execute(() -> {
             try {
                 promoteOrRemove(learner, clientEndpoint);
+            } finally {
+                promoting.remove(learner.id());
+            }
+        });
+    }
+
+    /**
+     * Removes {@code learner}, found pending by a join it blocks, if it has still not started after the
+     * timeout: the join service that added it may have stopped before it could (its promotion ends with
+     * it), and the learner would otherwise block every later control plane. One this service promotes
+     * already is left to that.
+     */
+    public void expireUnstarted(EtcdMember learner) {
+        if (learner.started() || !promoting.add(learner.id())) {
+            return;
+        }
+        executor.execute(() -> {
+            try {
+                Thread.sleep(timeout.toMillis());
+                giveUp(etcd.client(), learner, new IllegalStateException("it was not started"));
+            } catch (EtcdException | Refusal e) {
+                LOG.warn("removing etcd learner {} ({}) failed; it stays a learner", learner.hexId(), learner.peerUrls(), e);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt(); // the service is stopping
             } finally {
                 promoting.remove(learner.id());
             }
