@@ -57,16 +57,9 @@ public class LearnerPromotion implements AutoCloseable {
 
     /** Starts promoting {@code learner}, which serves clients at {@code clientEndpoint} (host:port) once started. */
     public void promote(EtcdMember learner, String clientEndpoint) {
-        if (!learner.learner() || !promoting.add(learner.id())) {
-            return;
+        if (learner.learner()) {
+            submit(learner, "promoting", client -> promoteOrRemove(client, learner, clientEndpoint));
         }
-        executor.execute(() -> {
-            try {
-                promoteOrRemove(learner, clientEndpoint);
-            } finally {
-                promoting.remove(learner.id());
-            }
-        });
     }
 
     /**
@@ -76,15 +69,33 @@ public class LearnerPromotion implements AutoCloseable {
      * already is left to that.
      */
     public void expireUnstarted(EtcdMember learner) {
-        if (learner.started() || !promoting.add(learner.id())) {
+        if (!learner.started()) {
+            submit(learner, "removing", client -> {
+                Thread.sleep(timeout.toMillis());
+                giveUp(client, learner, Optional.empty()); // started meanwhile: its own join service promotes it
+            });
+        }
+    }
+
+    @FunctionalInterface
+    private interface Task {
+        void run(EtcdClient client) throws InterruptedException;
+    }
+
+    /** Runs {@code task} in the background unless one runs for this learner already. */
+    private void submit(EtcdMember learner, String doing, Task task) {
+        if (!promoting.add(learner.id())) {
             return;
         }
         executor.execute(() -> {
             try {
-                Thread.sleep(timeout.toMillis());
-                giveUp(etcd.client(), learner, new IllegalStateException("it was not started"));
+                task.run(etcd.client());
             } catch (EtcdException | Refusal e) {
-                LOG.warn("removing etcd learner {} ({}) failed; it stays a learner", learner.hexId(), learner.peerUrls(), e);
+                if (executor.isShutdown()) {
+                    LOG.info("the join service stopped while {} etcd learner {} ({})", doing, learner.hexId(), learner.peerUrls());
+                } else {
+                    LOG.warn("{} etcd learner {} ({}) failed; it stays a learner", doing, learner.hexId(), learner.peerUrls(), e);
+                }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt(); // the service is stopping
             } finally {
@@ -93,30 +104,19 @@ public class LearnerPromotion implements AutoCloseable {
         });
     }
 
-    private void promoteOrRemove(EtcdMember learner, String clientEndpoint) {
+    private void promoteOrRemove(EtcdClient client, EtcdMember learner, String clientEndpoint) throws InterruptedException {
         Instant start = clock.instant();
         try {
-            EtcdClient client = etcd.client();
-            try {
-                EtcdMember voter = new EtcdMembership(client, clock).promoteWhenCaughtUp(learner.id(), clientEndpoint, timeout);
-                LOG.info("etcd member {} ({}) caught up and is a voting member now, {} ms after its join",
-                        voter.name(), voter.hexId(), Duration.between(start, clock.instant()).toMillis());
-            } catch (IllegalStateException notCaughtUp) {
-                giveUp(client, learner, notCaughtUp);
-            }
-        } catch (EtcdException | Refusal e) {
-            if (executor.isShutdown()) {
-                LOG.info("the join service stopped while promoting etcd learner {} ({}): it stays a learner", learner.hexId(),
-                        learner.peerUrls());
-            } else {
-                LOG.warn("promoting etcd learner {} ({}) failed; it stays a learner", learner.hexId(), learner.peerUrls(), e);
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt(); // the service is stopping
+            EtcdMember voter = new EtcdMembership(client, clock).promoteWhenCaughtUp(learner.id(), clientEndpoint, timeout);
+            LOG.info("etcd member {} ({}) caught up and is a voting member now, {} ms after its join",
+                    voter.name(), voter.hexId(), Duration.between(start, clock.instant()).toMillis());
+        } catch (IllegalStateException notCaughtUp) {
+            giveUp(client, learner, Optional.of(notCaughtUp.getMessage()));
         }
     }
 
-    private void giveUp(EtcdClient client, EtcdMember learner, IllegalStateException why) {
+    /** Removes the learner if it never started; one that started is named with {@code notCaughtUp}, if given. */
+    private void giveUp(EtcdClient client, EtcdMember learner, Optional<String> notCaughtUp) {
         Optional<EtcdMember> now = client.members().stream().filter(m -> m.id() == learner.id()).findFirst();
         if (now.isEmpty()) {
             LOG.info("etcd learner {} ({}) was removed before it was promoted", learner.hexId(), learner.peerUrls());
@@ -125,8 +125,8 @@ public class LearnerPromotion implements AutoCloseable {
             LOG.warn("etcd learner {} ({}) did not start within {} s and is removed, so the next control plane can join",
                     learner.hexId(), learner.peerUrls(), timeout.toSeconds());
         } else {
-            LOG.warn("etcd learner {} ({}) started but did not catch up; it stays a learner: {}",
-                    now.get().name(), learner.hexId(), why.getMessage());
+            notCaughtUp.ifPresent(why -> LOG.warn("etcd learner {} ({}) started but did not catch up; it stays a learner: {}",
+                    now.get().name(), learner.hexId(), why));
         }
     }
 
