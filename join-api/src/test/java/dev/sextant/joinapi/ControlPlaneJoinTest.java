@@ -382,6 +382,19 @@ class ControlPlaneJoinTest {
 
     @Test
     @Order(8)
+    @DisplayName("a control plane naming the peer URL of another started member (the init control plane's) is refused ALREADY_EXISTS and etcd's membership is unchanged")
+    void anotherMembersPeerUrl() throws Exception {
+        awaitNoLearner();
+        List<Long> members = memberIds();
+        EtcdPeer usurper = member("cp-usurper").toBuilder().setPeerUrl(etcd.etcd().member(INIT).peerUrl()).build();
+        Status s = refused("promoting", "cp-usurper", controlPlane("cp-usurper", newUuid(), usurper));
+        assertEquals(Status.Code.ALREADY_EXISTS, s.getCode(), s.toString());
+        assertTrue(s.getDescription().contains("is etcd member " + INIT + "'s"), s.getDescription());
+        assertEquals(members, memberIds());
+    }
+
+    @Test
+    @Order(9)
     @DisplayName("a control plane beyond the limit (every place taken) is refused FAILED_PRECONDITION (CONTROL_PLANE_LIMIT_REACHED), nothing bound and no learner added")
     void beyondTheLimit() throws Exception {
         awaitNoLearner();
@@ -399,7 +412,7 @@ class ControlPlaneJoinTest {
     }
 
     @Test
-    @Order(9)
+    @Order(10)
     @DisplayName("the master secret and its salt appear in no log line of the whole class (every logger at TRACE) and in no refusal's message")
     void masterSecretNeverShown() {
         List<String> lines = logs.list.stream().map(LogLeakTest::render).toList();
