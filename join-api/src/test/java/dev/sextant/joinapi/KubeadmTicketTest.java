@@ -6,9 +6,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.sextant.attestation.digest.Sha256;
 import dev.sextant.proto.v1.ControlPlaneFile;
+import dev.sextant.proto.v1.EtcdPeer;
 import dev.sextant.proto.v1.IssueJoinTicketRequest;
 import dev.sextant.proto.v1.IssueJoinTicketResponse;
 import dev.sextant.proto.v1.KubeadmJoin;
+import dev.sextant.serviceconfig.JoinServiceConfig;
 import io.grpc.ManagedChannel;
 import io.micronaut.grpc.annotation.GrpcChannel;
 import io.micronaut.grpc.server.GrpcServerChannel;
@@ -33,6 +35,8 @@ import org.junit.jupiter.api.TestInstance;
 class KubeadmTicketTest implements TestPropertyProvider {
 
     private final TestCluster cluster = new TestCluster();
+    /** A control plane's ticket adds its etcd member as a learner: real etcd. */
+    private final TestClusterStore etcd = new TestClusterStore(1);
 
     @Inject
     @GrpcChannel(GrpcServerChannel.NAME)
@@ -40,12 +44,15 @@ class KubeadmTicketTest implements TestPropertyProvider {
 
     @Override
     public Map<String, String> getProperties() {
-        return cluster.kubeadmProperties();
+        Map<String, String> p = etcd.joinService(cluster, "kubeadm");
+        p.put(JoinServiceConfig.KUBERNETES_DISTRIBUTION, "kubeadm");
+        return p;
     }
 
     @AfterAll
     void stop() throws Exception {
         cluster.close();
+        etcd.close();
     }
 
     private KubeadmJoin join(String machine, IssueJoinTicketRequest request) {
@@ -90,7 +97,9 @@ class KubeadmTicketTest implements TestPropertyProvider {
     @DisplayName("a control-plane ticket carries the PKI directory's files in path order, without Kubernetes' ..data entries")
     void controlPlaneFiles() {
         IssueJoinTicketRequest cp = JoinTicketTest.request(JoinTicketTest.newUuid(), "control-1").toBuilder()
-                .setControlPlane(true).build();
+                .setControlPlane(true).setEtcdMember(EtcdPeer.newBuilder().setName("control-1")
+                        .setPeerUrl("https://etcd-control-1.internal.test:2380").setClientUrl("https://etcd-control-1.internal.test:2379"))
+                .build();
         KubeadmJoin k = join("kubeadm-cp", cp);
         assertEquals(List.of("etcd/ca.key", "sa.pub"), k.getControlPlaneFilesList().stream().map(ControlPlaneFile::getName).toList());
         assertEquals("sa pub (test)", k.getControlPlaneFiles(1).getData().toStringUtf8());

@@ -86,13 +86,13 @@ class LogLeakTest {
         return secrets;
     }
 
-    private static String render(ILoggingEvent event) {
+    static String render(ILoggingEvent event) {
         String thrown = event.getThrowableProxy() == null ? "" : ThrowableProxyUtil.asString(event.getThrowableProxy());
         return event.getFormattedMessage() + " " + java.util.Arrays.toString(event.getArgumentArray()) + " " + thrown;
     }
 
     /** Hex (both cases) and base64 windows: a partial dump is a leak too. */
-    private static List<String> encodings(byte[] secret) {
+    static List<String> encodings(byte[] secret) {
         List<String> forms = new ArrayList<>();
         String hex = HexFormat.of().formatHex(secret);
         for (int i = 0; i + 16 <= hex.length(); i += 2) {

@@ -1,5 +1,9 @@
 package dev.sextant.joinapi;
 
+import dev.sextant.attestation.Variant;
+import dev.sextant.attestation.policy.ExpectedValue;
+import dev.sextant.attestation.policy.Measurements;
+import dev.sextant.attestation.policy.MeasurementsFile;
 import dev.sextant.attestation.testkit.ScratchDirs;
 import dev.sextant.joinapi.binding.InMemoryBindingStoreDouble;
 import dev.sextant.serviceconfig.JoinServiceConfig;
@@ -9,12 +13,15 @@ import java.math.BigInteger;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.KeyPair;
+import java.security.KeyPairGenerator;
+import java.security.SecureRandom;
 import java.security.cert.X509Certificate;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Date;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.TreeMap;
 import org.bouncycastle.asn1.x500.X500Name;
 import org.bouncycastle.asn1.x509.BasicConstraints;
 import org.bouncycastle.asn1.x509.Extension;
@@ -26,8 +33,10 @@ import org.bouncycastle.operator.jcajce.JcaContentSignerBuilder;
 
 /**
  * Everything a join service needs on disk, in a temp directory: a cluster CA (EC P-256, as k3s
- * makes it), the measurement salt and a control-plane PKI directory; plus the KMS and Kubernetes API
- * test doubles. Its properties keep the bindings in the in-memory store double.
+ * makes it), the measurement salt, a control-plane PKI directory and what a control plane's join service
+ * hands a joining control plane (the master secret files, a signed measurement set, an EK CA bundle);
+ * plus the KMS and Kubernetes API test doubles. Its properties keep the bindings in the in-memory store
+ * double.
  */
 public final class TestCluster implements AutoCloseable {
     public final Path dir;
@@ -35,12 +44,18 @@ public final class TestCluster implements AutoCloseable {
     final byte[] salt = "0123456789abcdef0123456789abcdef".getBytes();
     public final KubeApiDouble kube = new KubeApiDouble();
     public final FakeKeyService kms;
+    public final byte[] masterSecret = random(32);
+    public final byte[] masterSalt = random(32);
+    /** The signed measurement set's files, as the service is configured with them. */
+    public final Path measurements;
+    public final Path measurementsPublicKey;
+    public final Path ekCa;
 
     public TestCluster() {
         try {
             dir = Files.createTempDirectory("sextant-join-test");
             KeyPair caKey = Csrs.ecKey();
-            ca = selfSigned(caKey);
+            ca = selfSigned(caKey, "CN=k3s-client-ca@1700000000");
             Files.writeString(dir.resolve("ca.crt"), pem(ca));
             // PKCS#8, as k3s writes its CA keys (JcaPEMWriter would write SEC1 without the curve).
             Files.writeString(dir.resolve("ca.key"), pem(new org.bouncycastle.openssl.jcajce.JcaPKCS8Generator(caKey.getPrivate(), null)));
@@ -48,6 +63,19 @@ public final class TestCluster implements AutoCloseable {
             Path pki = Files.createDirectories(dir.resolve("pki/etcd"));
             Files.writeString(pki.resolve("ca.key"), "etcd ca key (test)");
             Files.writeString(dir.resolve("pki/sa.pub"), "sa pub (test)");
+            Path kmsDir = Files.createDirectories(dir.resolve("kms"));
+            Files.write(kmsDir.resolve("mastersecret"), masterSecret);
+            Files.write(kmsDir.resolve("salt"), masterSalt);
+            measurements = Files.createDirectories(dir.resolve("join-measurements")).resolve("measurements.json");
+            TreeMap<Integer, ExpectedValue> pcrs = new TreeMap<>();
+            for (int pcr : new int[]{4, 9, 11, 12, 13, 15}) {
+                pcrs.put(pcr, new ExpectedValue(random(32), false));
+            }
+            Files.write(measurements, new Measurements(Variant.QEMU_VTPM, pcrs).toJson());
+            KeyPair signing = KeyPairGenerator.getInstance("Ed25519").generateKeyPair();
+            MeasurementsFile.sign(measurements, pem(signing.getPrivate()));
+            measurementsPublicKey = Files.writeString(dir.resolve("join-measurements.pub"), pem(signing.getPublic()));
+            ekCa = Files.writeString(dir.resolve("join-ek-ca.pem"), pem(selfSigned(Csrs.ecKey(), "CN=test EK CA")));
             kms = new FakeKeyService();
         } catch (Exception e) {
             throw new IllegalStateException("setting up the test cluster", e);
@@ -66,6 +94,11 @@ public final class TestCluster implements AutoCloseable {
         p.put(JoinServiceConfig.CA_CERT_FILE, dir.resolve("ca.crt").toString());
         p.put(JoinServiceConfig.CA_KEY_FILE, dir.resolve("ca.key").toString());
         p.put(JoinServiceConfig.CONTROL_PLANE_DIR, dir.resolve("pki").toString());
+        p.put(JoinServiceConfig.MASTER_SECRET_FILE, dir.resolve("kms/mastersecret").toString());
+        p.put(JoinServiceConfig.MASTER_SECRET_SALT_FILE, dir.resolve("kms/salt").toString());
+        p.put(JoinServiceConfig.MEASUREMENTS_FILE, measurements.toString());
+        p.put(JoinServiceConfig.MEASUREMENTS_PUBLIC_KEY_FILE, measurementsPublicKey.toString());
+        p.put(JoinServiceConfig.EK_CA_FILE, ekCa.toString());
         // The rules' tests keep bindings in the in-memory double; TestClusterStore swaps in real etcd.
         p.put(InMemoryBindingStoreDouble.PROPERTY, "true");
         return p;
@@ -78,8 +111,14 @@ public final class TestCluster implements AutoCloseable {
         return p;
     }
 
-    private static X509Certificate selfSigned(KeyPair key) throws Exception {
-        X500Name name = new X500Name("CN=k3s-client-ca@1700000000");
+    private static byte[] random(int bytes) {
+        byte[] value = new byte[bytes];
+        new SecureRandom().nextBytes(value);
+        return value;
+    }
+
+    private static X509Certificate selfSigned(KeyPair key, String subject) throws Exception {
+        X500Name name = new X500Name(subject);
         Instant now = Instant.now();
         JcaX509v3CertificateBuilder b = new JcaX509v3CertificateBuilder(name, BigInteger.ONE,
                 Date.from(now.minus(Duration.ofDays(1))), Date.from(now.plus(Duration.ofDays(3650))), name, key.getPublic());

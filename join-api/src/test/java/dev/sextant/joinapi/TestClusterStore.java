@@ -44,6 +44,11 @@ public final class TestClusterStore implements AutoCloseable {
     private final Thread killer = new Thread(this::killAll, "join-test-etcd-killer");
 
     public TestClusterStore(int members) {
+        this(members, randomSeed());
+    }
+
+    /** Members whose etcd CA is seeded with {@code caSeed}, as a control plane derives it from the master secret. */
+    public TestClusterStore(int members, byte[] caSeed) {
         EtcdInstalled.require();
         try {
             dir = Files.isDirectory(SHM) && Files.isWritable(SHM)
@@ -51,9 +56,7 @@ public final class TestClusterStore implements AutoCloseable {
         } catch (IOException e) {
             throw new IllegalStateException("no directory for the join service's test etcd", e);
         }
-        byte[] seed = new byte[32];
-        new SecureRandom().nextBytes(seed);
-        etcd = new TestEtcdCluster(dir, seed);
+        etcd = new TestEtcdCluster(dir, caSeed);
         Map<String, String> initial = new LinkedHashMap<>();
         for (int i = 0; i < members; i++) {
             names.add("etcd-" + i);
@@ -82,6 +85,12 @@ public final class TestClusterStore implements AutoCloseable {
             }
             throw new IllegalStateException("starting etcd for the join service's tests failed:\n" + logs, e);
         }
+    }
+
+    private static byte[] randomSeed() {
+        byte[] seed = new byte[32];
+        new SecureRandom().nextBytes(seed);
+        return seed;
     }
 
     private void awaitLeader() throws InterruptedException {

@@ -77,7 +77,7 @@ public final class EndpointDiscovery implements AutoCloseable {
         return settings.enabled();
     }
 
-    /** Records this node publishes: control planes serve the API, perhaps a join service, and a datastore member. */
+    /** Records this node publishes: control planes serve the API, perhaps a join service, and an etcd member. */
     Set<EndpointRecord> ownRecords(String nodeName, String address, boolean controlPlane) {
         Set<EndpointRecord> own = new TreeSet<>();
         if (controlPlane) {
@@ -85,7 +85,7 @@ public final class EndpointDiscovery implements AutoCloseable {
             if (settings.joinPort() > 0) {
                 own.add(new EndpointRecord("join." + settings.domain(), address, settings.joinPort()));
             }
-            own.add(new EndpointRecord(nodeName + ".datastore." + settings.domain(), address, settings.datastorePort()));
+            own.add(new EndpointRecord(RecordVerifier.etcdMemberName(nodeName, settings.domain()), address, settings.datastorePort()));
         }
         return own;
     }

@@ -20,7 +20,7 @@ import java.util.List;
  * @param reannounce      period of the idempotent re-announce of this node's own records
  * @param apiPort         API server port published as api.internal.CLUSTER (control planes)
  * @param joinPort        join service port published as join.internal.CLUSTER; 0 when none runs here
- * @param datastorePort   datastore client port published as NODE.datastore.internal.CLUSTER
+ * @param datastorePort   etcd client port published as etcd-NODE.internal.CLUSTER
  */
 @ConfigurationProperties("sextant.discovery.gossip")
 public record GossipSettings(

@@ -21,7 +21,7 @@ import java.util.Set;
  * {@link RecordTable}: the certificate is the cluster discovery CA's, for this cluster, and valid
  * now; the signature is the certified key's; and each record is one the certified member may
  * publish. Names: {@code api.DOMAIN} and {@code join.DOMAIN} are the control planes' (shared by
- * all of them); {@code NODE.datastore.DOMAIN} only that control plane's own; any other name must
+ * all of them); {@code etcd-NODE.DOMAIN} (its etcd member) only that control plane's own; any other name must
  * start with the member's own node name. Addresses: every record's address is the one the sender's
  * messages come from, so a member cannot point a name at someone else's machine. Every refusal is
  * an IllegalArgumentException saying what is wrong (no key material in it).
@@ -34,6 +34,7 @@ import java.util.Set;
 final class RecordVerifier {
     /** Bounded so an intruder cycling versions cannot grow it; a few times a large cluster's member count. */
     static final int REMEMBERED = 1024;
+    private static final String ETCD_MEMBER_PREFIX = "etcd-";
 
     /** What an accepted announcement says, and who (by certificate) said it. */
     record Verified(MemberCertificate certificate, long version, Set<EndpointRecord> records) {
@@ -139,12 +140,13 @@ final class RecordVerifier {
     private void checkName(MemberCertificate c, EndpointRecord r) {
         String name = r.name();
         boolean shared = name.equals("api." + domain) || name.equals("join." + domain);
-        if (shared || name.endsWith(".datastore." + domain)) {
+        // Checked before the own-name rule: a node named "etcd-x" must not pass off etcd-x.DOMAIN, which is x's member.
+        if (shared || isEtcdMemberName(name)) {
             if (c.role() != MemberRole.CONTROL_PLANE) {
                 throw new IllegalArgumentException(c.nodeName() + " is certified as a worker and may not publish "
                         + name + " (control planes only)");
             }
-            if (shared || name.equals(c.nodeName() + ".datastore." + domain)) {
+            if (shared || name.equals(etcdMemberName(c.nodeName(), domain))) {
                 return;
             }
             throw new IllegalArgumentException(c.nodeName() + " may not publish another node's name " + name);
@@ -153,6 +155,16 @@ final class RecordVerifier {
             throw new IllegalArgumentException(c.nodeName() + " may not publish " + name
                     + " (a member publishes the shared names of its role and names under its own node name)");
         }
+    }
+
+    /** {@code etcd-<node>.<domain>}: the name of a control plane's etcd member, which its peers dial. */
+    static String etcdMemberName(String nodeName, String domain) {
+        return ETCD_MEMBER_PREFIX + nodeName + "." + domain;
+    }
+
+    private boolean isEtcdMemberName(String name) {
+        return name.startsWith(ETCD_MEMBER_PREFIX) && name.endsWith("." + domain)
+                && name.indexOf('.') == name.length() - domain.length() - 1;
     }
 
     private static void checkAddress(MemberCertificate c, EndpointRecord r, InetAddress sender) {

@@ -61,7 +61,7 @@ class DiscoveryTenNodesNetnsTest {
 
     private static String own(int i) {
         String ip = NetnsCluster.ip(i);
-        return "node" + i + ".datastore.internal.demo=" + ip + ":2379" + (i < 3 ? ",api.internal.demo=" + ip + ":6443" : "");
+        return "etcd-node" + i + ".internal.demo=" + ip + ":2379" + (i < 3 ? ",api.internal.demo=" + ip + ":6443" : "");
     }
 
     private static Set<String> expected(IntStream indexes) {

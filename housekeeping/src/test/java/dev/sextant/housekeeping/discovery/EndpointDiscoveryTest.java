@@ -24,12 +24,12 @@ class EndpointDiscoveryTest {
     }
 
     @Test
-    @DisplayName("a control plane publishes the API, its join service when one runs there, and its datastore member; a worker publishes nothing")
+    @DisplayName("a control plane publishes the API, its join service when one runs there, and its etcd member; a worker publishes nothing")
     void ownRecords() {
         var discovery = new EndpointDiscovery(settings(true, 7800, dir.resolve("hosts"), 30090));
         assertEquals(Set.of(new EndpointRecord("api.internal.demo", "10.0.0.5", 6443),
                         new EndpointRecord("join.internal.demo", "10.0.0.5", 30090),
-                        new EndpointRecord("cp-1.datastore.internal.demo", "10.0.0.5", 2379)),
+                        new EndpointRecord("etcd-cp-1.internal.demo", "10.0.0.5", 2379)),
                 discovery.ownRecords("cp-1", "10.0.0.5", true));
         assertEquals(Set.of(), discovery.ownRecords("worker-1", "10.0.0.6", false));
     }

@@ -38,14 +38,14 @@ class HostsFileTest {
         Files.writeString(hosts, "127.0.0.1\tlocalhost\n# operator's own entry\n10.9.9.9 legacy\n\n\n");
         Files.setPosixFilePermissions(hosts, PosixFilePermissions.fromString("rw-r--r--"));
         assertTrue(new HostsFile(hosts).update(names("api.internal.demo=10.0.0.2", "api.internal.demo=10.0.0.1",
-                "node1.datastore.internal.demo=10.0.0.1")));
+                "etcd-node1.internal.demo=10.0.0.1")));
         assertEquals("""
                 127.0.0.1\tlocalhost
                 # operator's own entry
                 10.9.9.9 legacy
 
                 # Begin host entries managed by sextant discovery - do not edit
-                10.0.0.1\tapi.internal.demo node1.datastore.internal.demo
+                10.0.0.1\tapi.internal.demo etcd-node1.internal.demo
                 10.0.0.2\tapi.internal.demo
                 # End host entries managed by sextant discovery
                 """, Files.readString(hosts));

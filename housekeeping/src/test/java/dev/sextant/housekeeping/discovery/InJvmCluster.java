@@ -51,7 +51,7 @@ final class InJvmCluster implements AutoCloseable {
 
     /** Member i's own record: its name and the address it sends from, as the record verifier demands. */
     static EndpointRecord record(int i) {
-        return new EndpointRecord("m" + i + ".datastore." + DOMAIN, InetAddress.getLoopbackAddress().getHostAddress(), 2379);
+        return new EndpointRecord("etcd-m" + i + "." + DOMAIN, InetAddress.getLoopbackAddress().getHostAddress(), 2379);
     }
 
     /** Starts every member at once; returns when each has joined (or founded) a group. */

@@ -19,7 +19,7 @@ class RecordCodecTest {
     @DisplayName("an announcement round-trips: version and records")
     void roundTrip() {
         Set<EndpointRecord> records = Set.of(new EndpointRecord("api.internal.demo", "10.0.0.1", 6443),
-                new EndpointRecord("node1.datastore.internal.demo", "fd00::1", 2379));
+                new EndpointRecord("etcd-node1.internal.demo", "fd00::1", 2379));
         var decoded = codec.decode(codec.encode(9, records));
         assertEquals(9, decoded.version());
         assertEquals(records, decoded.records());

@@ -27,7 +27,7 @@ class SealedGroupTest {
         // Records point at the address the members send from (loopback here), as the receivers demand.
         EndpointRecord a = new EndpointRecord("join.internal.demo", "127.0.0.1", 30090);
         EndpointRecord b = new EndpointRecord("api.internal.demo", "127.0.0.1", 6443);
-        EndpointRecord forged = new EndpointRecord("x.datastore.internal.demo", "127.0.0.1", 2379);
+        EndpointRecord forged = new EndpointRecord("etcd-x.internal.demo", "127.0.0.1", 2379);
         TestMembers members = TestMembers.random();
         try (GossipNode nodeA = GossipNode.start(config("a", ports[0], seeds), key, members.controlPlane("a"), r -> { });
              GossipNode nodeB = GossipNode.start(config("b", ports[1], seeds), key, members.controlPlane("b"), r -> { });

@@ -4,7 +4,9 @@ import dev.sextant.grpcsupport.Refusal;
 import com.google.protobuf.ByteString;
 import dev.sextant.joinapi.refusal.JoinRefusal;
 import dev.sextant.keys.member.MemberKey;
+import dev.sextant.proto.v1.EtcdPeer;
 import java.util.Optional;
+import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /** Syntax of the untrusted string fields; each failure is INVALID_ARGUMENT with a message. */
@@ -14,6 +16,15 @@ public final class InputChecks {
             "[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}");
     /** RFC 1123 label: what Kubernetes accepts as a node name that is also a DNS label. */
     private static final Pattern LABEL = Pattern.compile("[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?");
+
+    /**
+     * What an etcd member advertises: {@code https://HOST:PORT}, HOST a lower-case DNS name or IPv4
+     * address, no path, user or query. Strict because the URLs end up in etcd's {@code --initial-cluster}
+     * (name=url,name=url) on every control plane: a ',' or '=' would add members of the caller's choosing.
+     */
+    private static final Pattern ETCD_URL = Pattern.compile(
+            "https://([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*):([1-9][0-9]{0,4})");
+    private static final int MAX_ETCD_URL = 8 + 253 + 6;
 
     private InputChecks() {
     }
@@ -41,6 +52,25 @@ public final class InputChecks {
             return Optional.of(MemberKey.checkPublicKey(value.toByteArray()));
         } catch (IllegalArgumentException e) {
             throw JoinRefusal.invalid("discovery_public_key: " + e.getMessage());
+        }
+    }
+
+    /** A control plane's etcd member: its name the node name, its peer and client URLs {@code https://HOST:PORT}. */
+    public static EtcdPeer etcdMember(EtcdPeer member, String nodeName) throws Refusal {
+        if (!member.getName().equals(nodeName)) {
+            throw new Refusal(JoinRefusal.INVALID_ETCD_MEMBER, "etcd_member.name must be the node name " + nodeName
+                    + ": a control plane's etcd member is named after its node");
+        }
+        etcdUrl("etcd_member.peer_url", member.getPeerUrl());
+        etcdUrl("etcd_member.client_url", member.getClientUrl());
+        return member;
+    }
+
+    private static void etcdUrl(String field, String value) throws Refusal {
+        Matcher url = ETCD_URL.matcher(value);
+        if (value.length() > MAX_ETCD_URL || !url.matches() || Integer.parseInt(url.group(5)) > 65535) {
+            throw new Refusal(JoinRefusal.INVALID_ETCD_MEMBER, field + " must be https://HOST:PORT (a lower-case host name"
+                    + " or IPv4 address and a port, no path), as the member advertises itself");
         }
     }
 

@@ -25,6 +25,24 @@ public enum JoinRefusal implements Refusal.Reason {
      * guide reserves RESOURCE_EXHAUSTED for quotas and load, which clients retry.
      */
     CONTROL_PLANE_LIMIT_REACHED(Status.Code.FAILED_PRECONDITION),
+    /**
+     * A control plane's request without its etcd member, or with one named other than the node or whose
+     * URLs are not {@code https://HOST:PORT}; or a worker's request naming one (a worker runs no member).
+     */
+    INVALID_ETCD_MEMBER(Status.Code.INVALID_ARGUMENT),
+    /**
+     * A control plane asked a join service that holds no master secret ({@code sextant.join.master-secret.*}):
+     * only a control plane's own join service can hand it over. No retry at this service helps.
+     */
+    NO_MASTER_SECRET(Status.Code.FAILED_PRECONDITION),
+    /**
+     * Another control plane's etcd member is still a learner: etcd admits one learner at a time, so one
+     * control plane joins etcd at a time. The bindings stay this machine's; its retry goes through once
+     * the other is promoted, or removed for never starting.
+     */
+    ETCD_LEARNER_PENDING(Status.Code.UNAVAILABLE),
+    /** The peer URL is that of another started etcd member: a node cannot join under another's member. */
+    ETCD_PEER_URL_TAKEN(Status.Code.ALREADY_EXISTS),
     /** etcd did not answer, or the bindings kept changing under a join: the node retries. */
     CLUSTER_STORE_UNAVAILABLE(Status.Code.UNAVAILABLE),
     KMS_UNAVAILABLE(Status.Code.UNAVAILABLE),

@@ -7,6 +7,7 @@ import com.google.protobuf.UnsafeByteOperations;
 import dev.sextant.grpcsupport.Refusal;
 import dev.sextant.joinapi.binding.Bindings;
 import dev.sextant.joinapi.binding.MachineClaim;
+import dev.sextant.joinapi.controlplane.ControlPlaneAdmission;
 import dev.sextant.joinapi.keyservice.JoinKeys;
 import dev.sextant.joinapi.keyservice.KeyServiceClient;
 import dev.sextant.joinapi.plan.KubernetesJoinPlan;
@@ -24,13 +25,15 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Issues join and rejoin tickets to an attested machine (its AK name). The order is what keeps
- * failures clean: all input checks first (the Kubernetes plan's too); then the KMS keys (nothing
+ * failures clean: all input checks first (the Kubernetes plan's and a control plane's etcd member
+ * too, and whether this service can admit a control plane at all); then the KMS keys (nothing
  * written yet, so a KMS outage leaves nothing behind); then the bindings, one transaction (the only
  * state that outlives a later failure, and only ever in favour of this AK; a refused claim writes
- * none of them, one whose answer etcd lost all or none); then the plan's signing, with the bootstrap
- * token last, so no token exists for a ticket that was not returned. The member
- * certificate is signed after the bindings too: it names the node name and role just bound to
- * this AK, and no other.
+ * none of them, one whose answer etcd lost all or none); then a control plane's etcd learner, named
+ * after the node just bound to this AK (a learner whose ticket fails is removed once it has not
+ * started in time); then the plan's signing, with the bootstrap token last, so no token exists for a
+ * ticket that was not returned. The member certificate is signed after the bindings too: it names
+ * the node name and role just bound to this AK, and no other.
  */
 @Singleton
 public class TicketIssuer {
@@ -41,10 +44,12 @@ public class TicketIssuer {
     private final KubernetesJoinPlan kubernetes;
     private final ClusterInfo cluster;
     private final MemberCertifier certifier;
+    private final ControlPlaneAdmission controlPlanes;
 
     public TicketIssuer(KeyServiceClient kms, Bindings bindings, KubernetesJoinPlan kubernetes, ClusterInfo cluster,
-                        MemberCertifier certifier) {
+                        MemberCertifier certifier, ControlPlaneAdmission controlPlanes) {
         this.kms = kms;
+        this.controlPlanes = controlPlanes;
         this.certifier = certifier;
         this.bindings = bindings;
         this.kubernetes = kubernetes;
@@ -56,27 +61,34 @@ public class TicketIssuer {
         String nodeName = InputChecks.nodeName(request.getNodeName());
         Optional<byte[]> memberKey = InputChecks.discoveryPublicKey(request.getDiscoveryPublicKey());
         KubernetesJoinPlan.Checked plan = kubernetes.check(request, nodeName);
+        Optional<ControlPlaneAdmission.Candidate> controlPlane = controlPlanes.check(request, nodeName);
+        try {
+            JoinKeys keys = kms.joinKeys(uuid);
+            bindings.claim(MachineClaim.joining(akName, request.getControlPlane(), uuid, nodeName));
 
-        JoinKeys keys = kms.joinKeys(uuid);
-        bindings.claim(MachineClaim.joining(akName, request.getControlPlane(), uuid, nodeName));
-
-        IssueJoinTicketResponse.Builder ticket = IssueJoinTicketResponse.newBuilder()
-                .setStateDiskKey(UnsafeByteOperations.unsafeWrap(keys.diskKey()))
-                .setMeasurementSalt(ByteString.copyFrom(cluster.measurementSalt()))
-                .setMeasurementSecret(UnsafeByteOperations.unsafeWrap(keys.measurementSecret()))
-                .setDiscoveryKey(UnsafeByteOperations.unsafeWrap(keys.discoveryKey()))
-                .setKubernetesVersion(cluster.kubernetesVersion())
-                .setDiscoveryCaPublicKey(ByteString.copyFrom(certifier.caPublicKey(keys.discoveryCaSeed())));
-        if (memberKey.isPresent()) {
-            byte[] clusterId = KeyDerivation.clusterId(keys.measurementSecret(), cluster.measurementSalt());
-            ticket.setMemberCertificate(ByteString.copyFrom(certifier.certify(keys.discoveryCaSeed(), memberKey.get(),
-                    nodeName, request.getControlPlane(), clusterId)));
+            IssueJoinTicketResponse.Builder ticket = IssueJoinTicketResponse.newBuilder();
+            if (controlPlane.isPresent()) {
+                ticket.setControlPlane(controlPlanes.admit(controlPlane.get()));
+            }
+            ticket.setStateDiskKey(UnsafeByteOperations.unsafeWrap(keys.diskKey()))
+                    .setMeasurementSalt(ByteString.copyFrom(cluster.measurementSalt()))
+                    .setMeasurementSecret(UnsafeByteOperations.unsafeWrap(keys.measurementSecret()))
+                    .setDiscoveryKey(UnsafeByteOperations.unsafeWrap(keys.discoveryKey()))
+                    .setKubernetesVersion(cluster.kubernetesVersion())
+                    .setDiscoveryCaPublicKey(ByteString.copyFrom(certifier.caPublicKey(keys.discoveryCaSeed())));
+            if (memberKey.isPresent()) {
+                byte[] clusterId = KeyDerivation.clusterId(keys.measurementSecret(), cluster.measurementSalt());
+                ticket.setMemberCertificate(ByteString.copyFrom(certifier.certify(keys.discoveryCaSeed(), memberKey.get(),
+                        nodeName, request.getControlPlane(), clusterId)));
+            }
+            Arrays.fill(keys.discoveryCaSeed(), (byte) 0);
+            plan.complete(ticket);
+            LOG.info("issued join ticket: node={} disk={} kubernetes={} controlPlane={}",
+                    nodeName, uuid, ticket.getKubernetesCase(), request.getControlPlane());
+            return ticket.build();
+        } finally {
+            controlPlane.ifPresent(ControlPlaneAdmission.Candidate::close); // the master secret, zeroed
         }
-        Arrays.fill(keys.discoveryCaSeed(), (byte) 0);
-        plan.complete(ticket);
-        LOG.info("issued join ticket: node={} disk={} kubernetes={} controlPlane={}",
-                nodeName, uuid, ticket.getKubernetesCase(), request.getControlPlane());
-        return ticket.build();
     }
 
     public IssueRejoinTicketResponse rejoin(IssueRejoinTicketRequest request, byte[] akName) throws Refusal {

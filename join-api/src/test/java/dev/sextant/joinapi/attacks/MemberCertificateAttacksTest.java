@@ -14,6 +14,7 @@ import dev.sextant.keys.KeyDerivation;
 import dev.sextant.keys.member.MemberCertificate;
 import dev.sextant.keys.member.MemberKey;
 import dev.sextant.keys.member.MemberRole;
+import dev.sextant.proto.v1.EtcdPeer;
 import dev.sextant.proto.v1.IssueJoinTicketRequest;
 import dev.sextant.proto.v1.IssueJoinTicketResponse;
 import dev.sextant.proto.v1.JoinServiceGrpc.JoinServiceBlockingStub;
@@ -125,7 +126,9 @@ class MemberCertificateAttacksTest implements TestPropertyProvider {
         byte[] key = MemberKey.generate(new SecureRandom()).publicKey();
         as("climber").issueJoinTicket(join(disk, "worker-climb", key, false));
         refused(Status.Code.PERMISSION_DENIED, "already joined as worker and may not join as control-plane",
-                () -> as("climber").issueJoinTicket(join(disk, "worker-climb", key, true)));
+                () -> as("climber").issueJoinTicket(join(disk, "worker-climb", key, true).toBuilder()
+                        .setEtcdMember(EtcdPeer.newBuilder().setName("worker-climb").setPeerUrl("https://etcd-worker-climb.internal.test:2380")
+                                .setClientUrl("https://etcd-worker-climb.internal.test:2379")).build()));
         assertEquals(Optional.of("worker"), store.lookup(BindingKey.machineRole(HexFormat.of().formatHex(TestCaller.ak("climber")))));
     }
 

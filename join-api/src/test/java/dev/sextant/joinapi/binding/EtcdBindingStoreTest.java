@@ -15,6 +15,7 @@ import dev.sextant.grpcsupport.Refusal;
 import dev.sextant.joinapi.TestCaller;
 import dev.sextant.joinapi.TestCluster;
 import dev.sextant.joinapi.TestClusterStore;
+import dev.sextant.joinapi.clusterstore.EtcdConnection;
 import dev.sextant.joinapi.refusal.JoinRefusal;
 import dev.sextant.proto.v1.IssueJoinTicketRequest;
 import dev.sextant.serviceconfig.JoinServiceConfig;
@@ -45,6 +46,7 @@ class EtcdBindingStoreTest {
     private static final String V1 = "/sextant/v1/";
 
     private TestClusterStore etcd;
+    private EtcdConnection connection;
     private EtcdBindingStore store;
     private EtcdClient admin;
 
@@ -52,13 +54,14 @@ class EtcdBindingStoreTest {
     void start() {
         etcd = new TestClusterStore(1);
         admin = etcd.admin();
-        store = new EtcdBindingStore(config(List.of(etcd.etcd().member("etcd-0").clientEndpoint()), etcd.etcd().clientTls("join-service")));
+        connection = new EtcdConnection(config(List.of(etcd.etcd().member("etcd-0").clientEndpoint()), etcd.etcd().clientTls("join-service")));
+        store = new EtcdBindingStore(connection);
     }
 
     @AfterAll
     void stop() throws Exception {
-        if (store != null) {
-            store.close();
+        if (connection != null) {
+            connection.close();
         }
         if (etcd != null) {
             etcd.close();
@@ -162,7 +165,8 @@ class EtcdBindingStoreTest {
     @DisplayName("etcd not answering: UNAVAILABLE naming the cluster store, no key, no value and no endpoint in the message; etcd's own words in the cause")
     void unreachable() {
         int nothing = new LoopbackPorts().next();
-        try (EtcdBindingStore dead = new EtcdBindingStore(config(List.of("127.0.0.1:" + nothing), etcd.etcd().clientTls("dead-end")))) {
+        try (EtcdConnection deadEnd = new EtcdConnection(config(List.of("127.0.0.1:" + nothing), etcd.etcd().clientTls("dead-end")))) {
+            EtcdBindingStore dead = new EtcdBindingStore(deadEnd);
             Refusal r = assertThrows(Refusal.class, () -> dead.createAll(Map.of(BindingKey.disk("0a000000-0000-4000-8000-00000000000a"),
                     "secret-looking-value"), OptionalLong.empty()));
             assertEquals(JoinRefusal.CLUSTER_STORE_UNAVAILABLE, r.reason());
@@ -180,7 +184,8 @@ class EtcdBindingStoreTest {
     @DisplayName("no client certificate yet: the store is made (the service starts) and each call is UNAVAILABLE naming etcd")
     void noCertificateYet(@org.junit.jupiter.api.io.TempDir Path dir) {
         EtcdTlsFiles absent = new EtcdTlsFiles(dir.resolve("ca.crt"), dir.resolve("client.crt"), dir.resolve("client.key"));
-        try (EtcdBindingStore store = new EtcdBindingStore(config(List.of("127.0.0.1:2379"), absent))) {
+        try (EtcdConnection noCertificate = new EtcdConnection(config(List.of("127.0.0.1:2379"), absent))) {
+            EtcdBindingStore store = new EtcdBindingStore(noCertificate);
             Refusal r = assertThrows(Refusal.class, () -> store.lookup(BindingKey.node("worker-1")));
             assertEquals(Status.Code.UNAVAILABLE, r.toStatus().getStatus().getCode());
             assertTrue(r.getMessage().contains("cluster store (etcd)"), r.getMessage());
@@ -193,11 +198,11 @@ class EtcdBindingStoreTest {
     void settings() {
         JoinServiceConfig.Etcd settings = new JoinServiceConfig.Etcd(List.of("https://10.0.0.1:2379", "https://cp-1.internal:12379/"),
                 Path.of("/e/ca.crt"), Path.of("/e/c.crt"), Path.of("/e/c.key"), Duration.ofSeconds(3));
-        EtcdClientConfig client = EtcdBindingStore.clientConfig(settings);
+        EtcdClientConfig client = EtcdConnection.clientConfig(settings);
         assertEquals(List.of("10.0.0.1:2379", "cp-1.internal:12379"), client.endpoints());
         assertEquals(new EtcdTlsFiles(Path.of("/e/ca.crt"), Path.of("/e/c.crt"), Path.of("/e/c.key")), client.tls());
         assertEquals(Duration.ofSeconds(3), client.callTimeout());
-        assertThrows(IllegalStateException.class, () -> EtcdBindingStore.clientConfig(new JoinServiceConfig.Etcd(List.of("https://10.0.0.1"),
+        assertThrows(IllegalStateException.class, () -> EtcdConnection.clientConfig(new JoinServiceConfig.Etcd(List.of("https://10.0.0.1"),
                 Path.of("/e/ca.crt"), Path.of("/e/c.crt"), Path.of("/e/c.key"), Duration.ofSeconds(3))));
     }
 

@@ -159,7 +159,7 @@ public final class ControlPlaneEtcd {
 
     /** The member's DNS names, and the hosts it advertises when they are names: a peer or client checks the one it dialled. */
     private static List<String> memberNames(EtcdMemberIdentity identity, EtcdAdvertisedUrls urls) {
-        List<String> names = new ArrayList<>(List.of(identity.dnsName(), identity.datastoreName()));
+        List<String> names = new ArrayList<>(List.of(identity.dnsName()));
         hosts(urls).filter(host -> !isIpLiteral(host)).forEach(names::add);
         return names;
     }

@@ -80,11 +80,6 @@ public record EtcdMemberIdentity(String memberName, String clusterName, Map<Stri
         return dnsName(memberName, clusterName);
     }
 
-    /** {@code <node>.datastore.internal.<cluster>}: the name endpoint discovery publishes for a control plane's datastore. */
-    public String datastoreName() {
-        return memberName + ".datastore.internal." + clusterName;
-    }
-
     /** The peer URL this member joined its cluster with: its identity in the cluster's membership. */
     public String peerUrl() {
         return initialCluster.get(memberName);

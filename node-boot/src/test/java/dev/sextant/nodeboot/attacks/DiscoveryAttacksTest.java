@@ -72,7 +72,7 @@ class DiscoveryAttacksTest {
     private final MemberCredentials victimCredentials = cluster.controlPlane("cp-0");
     private final MemberCredentials peerCredentials = cluster.controlPlane("cp-1");
     private final MemberCredentials intruderCredentials = cluster.worker("w-1");
-    private final EndpointRecord peerRecord = new EndpointRecord("cp-1.datastore." + DOMAIN, PEER_IP, 2379);
+    private final EndpointRecord peerRecord = new EndpointRecord("etcd-cp-1." + DOMAIN, PEER_IP, 2379);
     /** Every record set the victim handed its listener, in order. */
     private final List<SortedSet<EndpointRecord>> victimSaw = new CopyOnWriteArrayList<>();
     private GossipNode victim;
@@ -119,7 +119,7 @@ class DiscoveryAttacksTest {
         peer = GossipNode.start(config("cp-1", peerIp, peerPort, seeds), groupKey, peerCredentials, r -> { });
         intruder = new GroupIntruder("w-1", intruderIp, FreePorts.on(intruderIp), seeds, groupKey, DOMAIN);
         victim.publish(Set.of(new EndpointRecord("api." + DOMAIN, VICTIM_IP, 6443),
-                new EndpointRecord("cp-0.datastore." + DOMAIN, VICTIM_IP, 2379)));
+                new EndpointRecord("etcd-cp-0." + DOMAIN, VICTIM_IP, 2379)));
         peer.publish(Set.of(peerRecord));
         assertTrue(await(() -> victim.members() == 3 && hostsList(peerRecord)),
                 "the group did not form: " + victim.records() + "\n" + readHosts());
@@ -184,7 +184,7 @@ class DiscoveryAttacksTest {
         new SecureRandom().nextBytes(ownCaSeed);
         MemberCredentials forgedCa = new TestMembers(ownCaSeed, cluster.clusterId()).controlPlane("cp-9");
         EndpointRecord api = intruderRecord("api", 6443);
-        EndpointRecord datastore = intruderRecord("cp-9.datastore", 2379);
+        EndpointRecord datastore = intruderRecord("etcd-cp-9", 2379);
         assertRefused(intruder.signed(forgedCa, next(), Set.of(api, datastore)),
                 "member certificate is not signed by this cluster's discovery CA", api, datastore);
     }
@@ -194,7 +194,7 @@ class DiscoveryAttacksTest {
     void certificateForAnotherClusterIsRefused() throws Exception {
         // Same CA key, other cluster ID: what a CA seed reused across clusters would allow.
         MemberCredentials other = new TestMembers(cluster.caSeed(), new byte[32]).controlPlane("cp-7");
-        EndpointRecord forged = intruderRecord("cp-7.datastore", 2379);
+        EndpointRecord forged = intruderRecord("etcd-cp-7", 2379);
         assertRefused(intruder.signed(other, next(), Set.of(forged)), "member certificate of cp-7 is for another cluster",
                 forged);
     }
@@ -204,7 +204,7 @@ class DiscoveryAttacksTest {
     void expiredCertificateIsRefused() throws Exception {
         MemberCredentials expired = cluster.member(MemberKey.generate(new SecureRandom()), "cp-8", MemberRole.CONTROL_PLANE,
                 Instant.now().minus(Duration.ofDays(3)), Duration.ofDays(1));
-        EndpointRecord forged = intruderRecord("cp-8.datastore", 2379);
+        EndpointRecord forged = intruderRecord("etcd-cp-8", 2379);
         assertRefused(intruder.signed(expired, next(), Set.of(forged)), "member certificate of cp-8 is valid only from",
                 forged);
     }
@@ -244,12 +244,21 @@ class DiscoveryAttacksTest {
     }
 
     @Test
-    @DisplayName("a control plane publishing another control plane's datastore name is refused: NODE.datastore is NODE's own")
-    void anotherNodesDatastoreNameIsRefused() throws Exception {
+    @DisplayName("a control plane publishing another control plane's etcd member name is refused: etcd-NODE is NODE's own")
+    void anotherNodesEtcdMemberNameIsRefused() throws Exception {
         MemberCredentials rogueControlPlane = cluster.controlPlane("cp-5");
-        EndpointRecord forged = intruderRecord("cp-0.datastore", 2379);
+        EndpointRecord forged = intruderRecord("etcd-cp-0", 2379);
         assertRefused(intruder.signed(rogueControlPlane, next(), Set.of(forged)),
-                "cp-5 may not publish another node's name cp-0.datastore.internal.demo", forged);
+                "cp-5 may not publish another node's name etcd-cp-0.internal.demo", forged);
+    }
+
+    @Test
+    @DisplayName("a control plane named etcd-cp-0 publishing etcd-cp-0.internal.demo, a name under its own node name that is cp-0's etcd member: refused, etcd-NODE is NODE's own")
+    void nodeNamedLikeAnEtcdMemberIsRefused() throws Exception {
+        MemberCredentials lookalike = cluster.controlPlane("etcd-cp-0");
+        EndpointRecord forged = intruderRecord("etcd-cp-0", 2379);
+        assertRefused(intruder.signed(lookalike, next(), Set.of(forged)),
+                "etcd-cp-0 may not publish another node's name etcd-cp-0.internal.demo", forged);
     }
 
     @Test
