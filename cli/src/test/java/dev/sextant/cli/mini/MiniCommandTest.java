@@ -48,6 +48,18 @@ class MiniCommandTest {
     }
 
     @Test
+    @DisplayName("up refuses an even or out-of-range number of control planes as a usage error naming the rule,"
+            + " before anything is created")
+    void controlPlanesOddOneToSeven() {
+        for (String n : new String[] {"2", "0", "9"}) {
+            assertEquals(2, run("mini", "up", "--dir", dir.resolve("m").toString(), "--no-build", "--control-planes", n));
+            assertTrue(err.toString().contains("--control-planes must be odd, between 1 and 7"), err.toString());
+            assertTrue(err.toString().contains("got " + n), err.toString());
+            assertTrue(!dir.resolve("m").toFile().exists(), "up created files before checking its options");
+        }
+    }
+
+    @Test
     @DisplayName("reboot and start without a cluster say where they looked and what to run instead, exit 1")
     void rebootAndStartWithoutCluster() {
         assertEquals(1, run("mini", "reboot", "worker-0", "--dir", dir.toString()));

@@ -41,21 +41,24 @@ import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.TestMethodOrder;
 
 /**
- * Nodes that survive reboots, proved in real boots as an operator runs them (bin/sextant, a separate process per
- * command): {@code mini up --workers 1}, then {@code mini reboot worker-0} (the worker back with the
- * same disk and "since", via rejoin), {@code mini down}, {@code mini start} (the control plane via
- * recovery, the worker via rejoin, the same disks and "since"), {@code mini down --purge} leaving no
- * process. Every node is verified independently here by {@code sextant verify} against the image's
- * measurements with PCR 15 computed from the cluster ID init printed; the join service's ticket
- * counter is read through the forwarded /prometheus. Prints the figures: mini up to summary, peak
- * memory, power-on to rejoined/recovered and verified, mini start to summary.
+ * Nodes and control planes that survive reboots and each other, proved in real boots as an operator runs them
+ * (bin/sextant, a separate process per command): {@code mini up --control-planes 3 --workers 1} (two control
+ * planes join the initialized one, each etcd member voting), {@code mini stop control-plane-0}, then
+ * {@code mini reboot worker-0} (the worker back with the same disk and "since", via rejoin through another
+ * control plane), {@code mini reboot control-plane-0} (powered on again: recovered, its etcd member a voting
+ * member again), {@code mini down}, {@code mini start} (a quorum of control planes via recovery, the third and
+ * the worker via rejoin, the same disks and "since"), {@code mini down --purge} leaving no process. Every node
+ * is verified independently here by {@code sextant verify} against the image's measurements with PCR 15
+ * computed from the cluster ID init printed; the join services' ticket counters are read through the
+ * forwarded /prometheus. Prints the figures: mini up to summary, peak memory, the worker's rejoin while a
+ * control plane is off, power-on to rejoined/recovered and verified, mini start to summary.
  */
 @Tag("boot")
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
-@DisplayName("sextant mini: up, reboot, down, start")
+@DisplayName("sextant mini: three control planes up, one stopped, a worker rebooted, the control plane back, down, start")
 class MiniClusterTest {
-    private static final Duration UP_TIMEOUT = Duration.ofMinutes(40);
+    private static final Duration UP_TIMEOUT = Duration.ofMinutes(50);
     private static final Duration COMEBACK_TIMEOUT = Duration.ofMinutes(30);
     private static final Duration SHORT = Duration.ofMinutes(2);
     /** How long a node may take to serve again after its bootstrapper's post-bootstrap restart. */
@@ -65,7 +68,11 @@ class MiniClusterTest {
     private static final Pattern FIGURE = Pattern.compile("(?m)^\\S+: power-on -> \\w+ and verified: \\d+ s$");
     private static final Pattern START_SECONDS = Pattern.compile("(?m)^mini start -> summary: [0-9.]+ s$");
     private static final String CP = "control-plane-0";
+    private static final String CP1 = "control-plane-1";
+    private static final String CP2 = "control-plane-2";
+    private static final List<String> CONTROL_PLANES = List.of(CP, CP1, CP2);
     private static final String WORKER = "worker-0";
+    private static final Pattern ETCD_LINE = Pattern.compile("(?m)^  etcd:\\s+(.*)$");
 
     private Path repo;
     /** -Dsextant.image.dir: boot that image as built (--no-build); else mini up builds or reuses out/image. */
@@ -120,12 +127,19 @@ class MiniClusterTest {
 
     @Test
     @Order(1)
-    @DisplayName("up --workers 1 brings up a verified, initialized cluster whose summary holds up to independent checks")
+    @DisplayName("up --control-planes 3 --workers 1 brings up a verified, initialized cluster, every control plane's etcd"
+            + " member voting, whose summary holds up to independent checks")
     void upVerified() throws Exception {
         Run up = up("up");
         assertEquals(0, up.exit, "mini up failed; see " + up.log + ":\n" + up.output);
         assertSummaryRow(up.output, CP, "control-plane", "init");
+        assertSummaryRow(up.output, CP1, "control-plane", "join");
+        assertSummaryRow(up.output, CP2, "control-plane", "join");
         assertSummaryRow(up.output, WORKER, "worker", "join");
+        for (String cp : CONTROL_PLANES) {
+            assertTrue(Pattern.compile("(?m)^" + cp + "\\s.*\\s(leader|follower), healthy\\s").matcher(up.output).find(),
+                    cp + "'s etcd member is no healthy voting member in the summary:\n" + up.output);
+        }
         assertTrue(up.output.contains("Kubernetes: not installed") || up.output.contains("Kubernetes: started"),
                 "the summary does not say what became of Kubernetes; see " + up.log);
         assertEquals("rwx------", PosixFilePermissions.toString(Files.getPosixFilePermissions(dir)), "out/mini must be 0700");
@@ -135,33 +149,64 @@ class MiniClusterTest {
         assertTrue(id.find(), "init printed no cluster ID; see " + up.log);
         clusterPolicy = clusterPolicy(HexFormat.of().parseHex(id.group(1)));
         verifyEveryNode("after-up");
-        for (String node : List.of(CP, WORKER)) {
+        for (String node : List.of(CP, CP1, CP2, WORKER)) {
             firstStatus.put(node, status(node));
         }
-        double tickets = joinTickets(node(CP).hostPort(9091));
-        System.out.println("MiniClusterTest: join service reports sextant_join_tickets_issued_total " + tickets);
-        assertTrue(tickets >= 1, "the join service issued no ticket, yet the summary says worker-0 joined");
+        double tickets = 0;
+        for (String cp : CONTROL_PLANES) {
+            tickets += joinTickets(node(cp).hostPort(9091));
+        }
+        System.out.println("MiniClusterTest: the join services report sextant_join_tickets_issued_total " + tickets);
+        assertTrue(tickets >= 3, "the join services issued fewer than 3 tickets, yet the summary says two control planes"
+                + " and worker-0 joined");
         Run status = sextant("status", SHORT, "mini", "status", "--dir", dir.toString());
         assertEquals(0, status.exit, "mini status after up; see " + status.log + ":\n" + status.output);
+        assertEquals(3, etcdLines(status).size(), "mini status shows no etcd line per control plane:\n" + status.output);
         passed();
     }
 
     @Test
     @Order(2)
-    @DisplayName("reboot worker-0: the worker rejoins with the same disk and since, verified; the first boot's console is kept")
-    void rebootWorker() throws Exception {
+    @DisplayName("stop control-plane-0, then reboot worker-0: the worker rejoins through another control plane with the"
+            + " same disk and since, verified; the first boot's console is kept")
+    void rebootWorkerWhileAControlPlaneIsOff() throws Exception {
+        Run stop = sextant("stop-cp0", SHORT, "mini", "stop", CP, "--dir", dir.toString());
+        assertEquals(0, stop.exit, "mini stop control-plane-0; see " + stop.log + ":\n" + stop.output);
         Run reboot = sextant("reboot-worker", COMEBACK_TIMEOUT, "mini", "reboot", WORKER, "--dir", dir.toString());
         assertEquals(0, reboot.exit, "mini reboot worker-0 failed; see " + reboot.log + ":\n" + reboot.output);
-        figures(reboot);
+        Matcher figure = FIGURE.matcher(reboot.output);
+        assertTrue(figure.find(), "no figure; see " + reboot.log);
+        figures.add("control-plane-0 off: " + figure.group());
         assertCameBack(WORKER, "rejoin");
         assertTrue(Files.readString(dir.resolve(WORKER + "/console.1.log")).contains(firstStatus.get(WORKER).line()),
                 "the first boot's console (console.1.log) was not kept");
-        verifyEveryNode("after-reboot");
         passed();
     }
 
     @Test
     @Order(3)
+    @DisplayName("reboot control-plane-0 powers it on: recovered with its disk and since, its etcd member votes again")
+    void controlPlaneBack() throws Exception {
+        Run reboot = sextant("reboot-cp0", COMEBACK_TIMEOUT, "mini", "reboot", CP, "--dir", dir.toString());
+        assertEquals(0, reboot.exit, "mini reboot control-plane-0 failed; see " + reboot.log + ":\n" + reboot.output);
+        figures(reboot);
+        NodeStatusLine now = status(CP);
+        assertEquals("member", now.etcd(), "control-plane-0's status line: " + now.line());
+        assertEquals(firstStatus.get(CP).disk(), now.disk(), "control-plane-0 came back with another state disk");
+        assertEquals(firstStatus.get(CP).since(), now.since(), "control-plane-0 came back with another 'since'");
+        Run status = sextant("status-after-cp0", SHORT, "mini", "status", "--dir", dir.toString());
+        assertEquals(0, status.exit, "mini status after control-plane-0 came back; see " + status.log + ":\n"
+                + status.output);
+        String cp0 = status.output.substring(status.output.indexOf(CP + " (control-plane)"));
+        Matcher etcd = ETCD_LINE.matcher(cp0);
+        assertTrue(etcd.find() && etcd.group(1).matches("(leader|follower), healthy"),
+                "mini status does not show control-plane-0 as a healthy voting member:\n" + status.output);
+        verifyEveryNode("after-reboots");
+        passed();
+    }
+
+    @Test
+    @Order(4)
     @DisplayName("down stops every process and keeps the files")
     void down() throws Exception {
         Run down = sextant("down", SHORT, "mini", "down", "--dir", dir.toString());
@@ -172,8 +217,9 @@ class MiniClusterTest {
     }
 
     @Test
-    @Order(4)
-    @DisplayName("start recovers the control plane and the worker rejoins, both with their disks and since, verified")
+    @Order(5)
+    @DisplayName("start recovers a quorum of control planes; the third and the worker rejoin, all with their disks and"
+            + " since, verified")
     void start() throws Exception {
         Run start = sextant("start", COMEBACK_TIMEOUT, "mini", "start", "--dir", dir.toString());
         assertEquals(0, start.exit, "mini start failed; see " + start.log + ":\n" + start.output);
@@ -182,15 +228,19 @@ class MiniClusterTest {
         assertTrue(toSummary.find(), "mini start printed no time to its summary; see " + start.log);
         figures.add(toSummary.group());
         assertSummaryRow(start.output, CP, "control-plane", "recovery");
+        assertSummaryRow(start.output, CP1, "control-plane", "recovery");
+        assertSummaryRow(start.output, CP2, "control-plane", "rejoin");
         assertSummaryRow(start.output, WORKER, "worker", "rejoin");
         assertCameBack(CP, "recovery");
+        assertCameBack(CP1, "recovery");
+        assertCameBack(CP2, "rejoin");
         assertCameBack(WORKER, "rejoin");
         verifyEveryNode("after-start");
         passed();
     }
 
     @Test
-    @Order(5)
+    @Order(6)
     @DisplayName("down --purge leaves no process and no files")
     void purge() throws Exception {
         Run down = sextant("down-purge", SHORT, "mini", "down", "--purge", "--dir", dir.toString());
@@ -265,7 +315,8 @@ class MiniClusterTest {
         Run up;
         long[] cliPid = {-1};
         try (PeakRss rss = new PeakRss(pid -> pid == cliPid[0] || isClusterProcess(pid))) {
-            List<String> args = new ArrayList<>(List.of("mini", "up", "--workers", "1", "--dir", dir.toString()));
+            List<String> args = new ArrayList<>(List.of("mini", "up", "--control-planes", "3", "--workers", "1", "--dir",
+                    dir.toString()));
             if (!imageDir.isBlank()) {
                 args.addAll(List.of("--no-build", "--image", Path.of(imageDir).toAbsolutePath().toString()));
             }
@@ -279,6 +330,15 @@ class MiniClusterTest {
         }
         System.out.println("MiniClusterTest: " + figures.get(figures.size() - 1));
         return up;
+    }
+
+    private static List<String> etcdLines(Run status) {
+        List<String> lines = new ArrayList<>();
+        Matcher etcd = ETCD_LINE.matcher(status.output);
+        while (etcd.find()) {
+            lines.add(etcd.group(1));
+        }
+        return lines;
     }
 
     private static void assertSummaryRow(String output, String node, String role, String via) {
