@@ -36,7 +36,6 @@ import dev.sextant.operatorfiles.ClusterRecordFile;
 import dev.sextant.tpmmanufacturer.swtpm.LocalCa;
 import java.io.IOException;
 import java.nio.file.Files;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HexFormat;
@@ -59,8 +58,6 @@ import java.util.function.IntSupplier;
 final class MiniUp {
     /** The control plane the operator initializes; the others join it. */
     private static final String INIT_NODE = NodeRole.CONTROL_PLANE.nodeName(0);
-    private static final Duration ETCD_POLL = Duration.ofSeconds(5);
-    private static final String ENCRYPTED = "encrypted:";
 
     private final MiniLayout layout;
     private final Consumer<String> progress;
@@ -264,14 +261,11 @@ final class MiniUp {
     private void recordControlPlanes(Plan plan, String clusterId, Map<String, AtlsProbe.Outcome> verified,
                                      Map<String, NodeStatusLine> statuses) throws Exception {
         for (String name : plan.controlPlanes()) {
-            String disk = statuses.get(name).disk();
-            if (!disk.startsWith(ENCRYPTED)) {
-                throw new MiniFailure(name + " reports no encrypted state disk (disk=" + disk + "), so it cannot be"
-                        + " recorded for recovery; console log: " + layout.consoleLog(name));
-            }
+            String disk = statuses.get(name).encryptedDisk().orElseThrow(() -> new MiniFailure(name + " reports no"
+                    + " encrypted state disk, so it cannot be recorded for recovery; console log: " + layout.consoleLog(name)));
             byte[] ak = verified.get(name).accepted().orElseThrow().akName();
             ClusterRecordFile.record(layout.clusterRecord(), clusterId,
-                    new ClusterRecordFile.Machine(HexFormat.of().formatHex(ak), disk.substring(ENCRYPTED.length())));
+                    new ClusterRecordFile.Machine(HexFormat.of().formatHex(ak), disk));
         }
         progress.accept("cluster record: " + plan.controlPlanes() + " with their AKs and state disks in "
                 + layout.clusterRecord());
@@ -283,29 +277,12 @@ final class MiniUp {
      * survives one control plane stopping.
      */
     private Map<String, EtcdMemberState> awaitVotingMembers(Plan plan) throws Exception {
-        ClusterEtcd etcd = ClusterEtcd.client(layout);
-        Instant deadline = Instant.now().plus(plan.options().joinTimeout());
-        while (true) {
-            Map<String, EtcdMemberState> members = new LinkedHashMap<>();
-            for (String name : plan.controlPlanes()) {
-                members.put(name, etcd.member(plan.ports().hostPort(name, NodeRole.ETCD_CLIENT_PORT)));
-            }
-            if (members.values().stream().allMatch(EtcdMemberState::votingAndHealthy)) {
-                progress.accept("etcd: every control plane's member votes: " + describe(members));
-                return members;
-            }
-            if (Instant.now().isAfter(deadline)) {
-                throw new MiniFailure("not every control plane's etcd member votes within "
-                        + plan.options().joinTimeout().toMinutes() + " min: " + describe(members)
-                        + "; console logs: " + layout.dir() + "/<node>/console.log");
-            }
-            NodeWaits.sleep(ETCD_POLL);
-        }
-    }
-
-    private static String describe(Map<String, EtcdMemberState> members) {
-        return members.entrySet().stream().map(m -> m.getKey() + " " + m.getValue().describe())
-                .collect(java.util.stream.Collectors.joining("; "));
+        Map<String, Integer> clientPorts = new LinkedHashMap<>();
+        plan.controlPlanes().forEach(name -> clientPorts.put(name, plan.ports().hostPort(name, NodeRole.ETCD_CLIENT_PORT)));
+        Map<String, EtcdMemberState> members = ClusterEtcd.client(layout).awaitVoting(clientPorts,
+                plan.options().joinTimeout(), layout.dir() + "/<node>/console.log");
+        progress.accept("etcd: every control plane's member votes: " + ClusterEtcd.describe(members));
+        return members;
     }
 
     /** k3s writes its API server as https://127.0.0.1:6443; from the host it is the forwarded port. */

@@ -91,9 +91,14 @@ public record NodeStatusLine(boolean bootstrapped, Map<String, String> fields, S
         return fields.getOrDefault("reason", "");
     }
 
+    /** The LUKS2 UUID of an encrypted state disk; empty when the node reports none. */
+    public Optional<String> encryptedDisk() {
+        String disk = disk();
+        return disk.startsWith("encrypted:") ? Optional.of(disk.substring("encrypted:".length())) : Optional.empty();
+    }
+
     /** "yes (LUKS2 UUID)" for an encrypted state disk, else what the node said. */
     public String diskSummary() {
-        String disk = disk();
-        return disk.startsWith("encrypted:") ? "yes (" + disk.substring("encrypted:".length()) + ")" : "no (" + disk + ")";
+        return encryptedDisk().map(uuid -> "yes (" + uuid + ")").orElse("no (" + disk() + ")");
     }
 }

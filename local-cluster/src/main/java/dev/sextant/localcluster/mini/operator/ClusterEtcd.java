@@ -8,6 +8,7 @@ import dev.sextant.keys.KeyDerivation;
 import dev.sextant.localcluster.mini.files.MiniLayout;
 import dev.sextant.localcluster.mini.node.EtcdMemberState;
 import dev.sextant.localcluster.mini.node.NodeRole;
+import dev.sextant.localcluster.mini.report.MiniFailure;
 import dev.sextant.operatorfiles.MasterSecretFile;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -15,8 +16,10 @@ import java.security.SecureRandom;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.Collectors;
 
 /**
  * mini as a client of the cluster's etcd, as any holder of the master secret can be: the etcd CA is
@@ -28,6 +31,7 @@ public final class ClusterEtcd {
     private static final String CLIENT = "sextant-mini";
     private static final Duration CLIENT_VALIDITY = Duration.ofHours(1);
     private static final Duration CALL_TIMEOUT = Duration.ofSeconds(10);
+    private static final Duration POLL = Duration.ofSeconds(5);
 
     private final EtcdTlsFiles tls;
 
@@ -55,6 +59,38 @@ public final class ClusterEtcd {
         }
         Integer clientPort = ports.get(NodeRole.ETCD_CLIENT_PORT);
         return clientPort == null ? EtcdMemberState.unanswered("no etcd client port forwarded") : member(clientPort);
+    }
+
+    /**
+     * Asks the members behind these client forwards (node name to host port) until every one votes
+     * and is healthy; fails after {@code timeout} naming each member's last state and {@code logs}.
+     */
+    public Map<String, EtcdMemberState> awaitVoting(Map<String, Integer> clientPorts, Duration timeout, String logs)
+            throws MiniFailure {
+        Instant deadline = Instant.now().plus(timeout);
+        while (true) {
+            Map<String, EtcdMemberState> members = new LinkedHashMap<>();
+            clientPorts.forEach((name, port) -> members.put(name, member(port)));
+            if (members.values().stream().allMatch(EtcdMemberState::votingAndHealthy)) {
+                return members;
+            }
+            if (Instant.now().isAfter(deadline)) {
+                throw new MiniFailure("not every control plane's etcd member votes within " + timeout.toMinutes()
+                        + " min: " + describe(members) + "; console logs: " + logs);
+            }
+            try {
+                Thread.sleep(POLL.toMillis());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new MiniFailure("interrupted while waiting for the etcd members to vote", e);
+            }
+        }
+    }
+
+    /** "control-plane-0 leader, healthy; control-plane-1 learner, healthy". */
+    public static String describe(Map<String, EtcdMemberState> members) {
+        return members.entrySet().stream().map(m -> m.getKey() + " " + m.getValue().describe())
+                .collect(Collectors.joining("; "));
     }
 
     /** The member behind 127.0.0.1:{@code clientHostPort}, as it answers itself. */
