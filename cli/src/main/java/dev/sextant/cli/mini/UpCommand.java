@@ -21,8 +21,8 @@ import java.util.concurrent.Callable;
 
 @Command(name = "up",
         description = "Build (or reuse) the node image, boot a control plane under QEMU with a swtpm TPM whose EK "
-                + "certificate a local CA signs, verify it over attested TLS, boot the other control planes and N "
-                + "workers the same way while it runs init, wait for them to join (each control plane's etcd member "
+                + "certificate a local CA signs, verify it over attested TLS, boot N workers "
+                + "the same way while it runs init and the other control planes after it, wait for them to join (each control plane's etcd member "
                 + "voting) and print a summary. The nodes keep running after the command; 'sextant mini down' stops them.",
         footer = {"  sextant mini up --workers 1", "  sextant mini up --control-planes 3 --workers 1"},
         exitCodeList = {" 0:the cluster is up; the summary is printed", " 1:a mini cluster already runs in --dir",

@@ -49,8 +49,8 @@ import java.util.function.IntSupplier;
 /**
  * {@code sextant mini up}: builds (or reuses) the image, gives every node a factory TPM whose EK
  * certificate the mini CA signs, boots the first control plane (QEMU user networking, ports forwarded
- * on 127.0.0.1 only), verifies it over attested TLS, boots the other control planes and the workers
- * while it runs init, waits for them to join, verifies every node again, records each control plane
+ * on 127.0.0.1 only), verifies it over attested TLS, boots the workers while it runs init and the
+ * other control planes once it is initialized, waits for them to join, verifies every node again, records each control plane
  * in the cluster record (what {@code sextant recover} sends keys to) and waits until every control
  * plane's etcd member votes. The QEMU and swtpm processes outlive the command; mini.json records them
  * for status and down. Every wait has a timeout naming what it waited for and the node's console log.
@@ -96,9 +96,10 @@ final class MiniUp {
         try (BootedNodes.Guard guard = booted.guard("mini up", options.keepOnFailure())) {
             QemuNode initNode = bootInitNode(booted, configs, new NodeAttestation(imageMeasurements,
                     ca.certificate()), options);
-            bootOthers(booted, plan, configs);
+            boot(booted, plan, configs, NodeRole.WORKER);
             InitResult initialized = new ControlPlaneInit(layout, progress).run(init, initNode, INIT_NODE,
                     options.controlPlanes());
+            boot(booted, plan, configs, NodeRole.CONTROL_PLANE);
             Measurements cluster = recordCluster(booted, imageMeasurements, initialized);
             Map<String, NodeStatusLine> statuses = awaitBootstrapped(booted, plan);
             NodeAttestation clusterPolicy = new NodeAttestation(cluster, ca.certificate());
@@ -205,16 +206,20 @@ final class MiniUp {
     }
 
     /**
-     * The other nodes only now, to boot while init runs: guests booting at once share the host's cores
-     * (under TCG a control plane booting beside a worker verifies far later than one booting alone),
-     * and nothing can join before init has started the join service. Control planes that join at once
-     * are added to etcd one at a time: the join service refuses the second while the first is a
-     * learner, and the node asks again.
+     * The nodes of {@code role} not yet booted. Workers boot while init runs: guests booting at once
+     * share the host's cores (under TCG a control plane booting beside a worker verifies far later
+     * than one booting alone), and a worker has nothing to join before init has started the join
+     * service. The other control planes boot only once init is done: two of them booting beside the
+     * init node starve it under TCG (its join service's first etcd call misses its deadline at every
+     * start, so init fails), and they join one at a time anyway (the join service admits one learner
+     * at a time; the node asks again).
      */
-    private static void bootOthers(BootedNodes booted, Plan plan, Map<String, NodeConfig> configs) throws IOException {
+    private static void boot(BootedNodes booted, Plan plan, Map<String, NodeConfig> configs, NodeRole role)
+            throws IOException {
         for (var config : configs.entrySet()) {
-            if (!config.getKey().equals(INIT_NODE)) {
-                booted.boot(config.getKey(), plan.nodes().get(config.getKey()), config.getValue());
+            String name = config.getKey();
+            if (!name.equals(INIT_NODE) && plan.nodes().get(name) == role) {
+                booted.boot(name, role, config.getValue());
             }
         }
     }
