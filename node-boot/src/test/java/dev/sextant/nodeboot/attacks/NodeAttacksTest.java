@@ -277,10 +277,11 @@ class NodeAttacksTest {
     }
 
     @Test
-    @DisplayName("a caller guessing a rebooted control plane's disk key: PERMISSION_DENIED, the disk untouched, the node keeps waiting")
+    @DisplayName("a caller guessing a rebooted control plane's disk key, on a disk without a check value: cryptsetup's key test refuses it, PERMISSION_DENIED, the disk untouched, the node keeps waiting")
     void recoveryGuess() throws Exception {
         TestNode rebooted = joinedWorker().reboot(id -> { }, FakeKubernetes.absent());
         nodes.add(rebooted);
+        rebooted.luks.dropCheckValue();
         DiskUnlocker unlocker = new DiskUnlocker(rebooted.disk, rebooted.stateFile);
         unlocker.startWaiting(FakeLuks.UUID);
         var refused = assertThrows(UnlockRefused.class, () -> unlocker.open(FakeLuks.UUID, new byte[32], Via.RECOVERY));
