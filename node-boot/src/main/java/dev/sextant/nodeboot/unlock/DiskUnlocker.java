@@ -30,9 +30,9 @@ import java.util.concurrent.locks.ReentrantLock;
  * a wrong one is refused there, without a try and without taking the slot, and cannot stand
  * between the operator and the disk. A key that passes waits for the slot (only the right key
  * passes). A rejoin key comes from an attested join service and is tried regardless, waiting for
- * the slot. Only on a disk without a check value (formatted before there were any) is a recovery
- * key that finds the slot taken turned away BUSY, so that a flood of guesses queues nothing
- * ahead of the rejoin; the slot is fair, so a waiting rejoin key is next.
+ * the slot. Only on a disk without a check value (formatted before there were any), where every
+ * guess costs a try, is a recovery key that finds the slot taken turned away BUSY: guesses never
+ * queue there, and the slot is fair, so a waiting rejoin key goes next.
  */
 @Singleton
 public final class DiskUnlocker {
