@@ -8,13 +8,10 @@ import io.grpc.ServerCallHandler;
 import io.grpc.ServerInterceptor;
 import io.grpc.Status;
 
-import java.net.Inet6Address;
+import dev.sextant.atls.PerSourceLimit;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
-import java.util.HexFormat;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -26,19 +23,21 @@ import java.util.concurrent.atomic.AtomicBoolean;
  */
 final class CallsPerSource implements ServerInterceptor {
     private final int limit;
-    private final Map<String, Integer> inFlight = new ConcurrentHashMap<>();
+    private final PerSourceLimit inFlight;
 
     CallsPerSource(int limit) {
         this.limit = limit;
+        this.inFlight = new PerSourceLimit(limit);
     }
 
     @Override
     public <Q, A> ServerCall.Listener<Q> interceptCall(ServerCall<Q, A> call, Metadata headers, ServerCallHandler<Q, A> next) {
-        String source = sourceOf(call.getAttributes().get(Grpc.TRANSPORT_ATTR_REMOTE_ADDR));
-        if (source == null) {
-            return next.startCall(call, headers);
+        SocketAddress remote = call.getAttributes().get(Grpc.TRANSPORT_ATTR_REMOTE_ADDR);
+        if (!(remote instanceof InetSocketAddress inet) || inet.getAddress() == null) {
+            return next.startCall(call, headers); // in-process: no source to count by
         }
-        if (!enter(source)) {
+        InetAddress source = inet.getAddress();
+        if (!inFlight.tryEnter(source)) {
             call.close(Status.RESOURCE_EXHAUSTED.withDescription("more than " + limit + " concurrent recovery calls from"
                     + " one source address; wait for an answer before calling again"), new Metadata());
             return new ServerCall.Listener<>() { };
@@ -46,7 +45,7 @@ final class CallsPerSource implements ServerInterceptor {
         AtomicBoolean left = new AtomicBoolean();
         Runnable leave = () -> {
             if (left.compareAndSet(false, true)) {
-                inFlight.computeIfPresent(source, (s, n) -> n == 1 ? null : n - 1);
+                inFlight.leave(source);
             }
         };
         try {
@@ -67,25 +66,5 @@ final class CallsPerSource implements ServerInterceptor {
             leave.run();
             throw e;
         }
-    }
-
-    /** Counts the call in unless its source already has {@code limit} in flight. */
-    private boolean enter(String source) {
-        boolean[] entered = new boolean[1];
-        inFlight.compute(source, (s, n) -> {
-            int now = n == null ? 0 : n;
-            entered[0] = now < limit;
-            return entered[0] ? now + 1 : now;
-        });
-        return entered[0];
-    }
-
-    /** The IPv4 address, or the IPv6 address's /64; null without an IP source (in-process): nothing to count by. */
-    private static String sourceOf(SocketAddress remote) {
-        InetAddress address = remote instanceof InetSocketAddress inet ? inet.getAddress() : null;
-        if (address instanceof Inet6Address) {
-            return HexFormat.of().formatHex(address.getAddress(), 0, 8) + "/64";
-        }
-        return address == null ? null : address.getHostAddress();
     }
 }
