@@ -30,9 +30,9 @@ import java.util.function.BiConsumer;
  * The one way a node becomes (or becomes again) a cluster member, whatever produced its
  * {@link Membership}: the node lock and PCR 15, the state disk (re-keyed on a first membership,
  * already opened at boot otherwise: {@link MemberDisk}), the control plane's data volume, the
- * cluster's etcd member where Kubernetes keeps its state in it, Kubernetes, the cluster services ({@link ServicesStep}), discovery. Everything after the lock
- * that fails is fatal and goes to the {@link FailureHandler} (which resets the disk only if this
- * boot formatted it).
+ * cluster's etcd member where Kubernetes keeps its state in it, Kubernetes, the cluster services
+ * ({@link ServicesStep}), discovery. Everything after the lock that fails is fatal and goes to the
+ * {@link FailureHandler} (which resets the disk only if this boot formatted it).
  */
 @Singleton
 public final class BringUp {

@@ -43,15 +43,19 @@ public final class ServicesStep {
 
     /**
      * Before Kubernetes starts on a control plane where it runs: this node's etcd member, which Kubernetes
-     * keeps its state in (at init, and again after a reboot of the first server); empty otherwise.
+     * keeps its state in (at init, and again after a reboot of the first server); empty otherwise. A control
+     * plane whose services are units of the node starts its member with them ({@link #run}).
      */
     Optional<KubernetesDatastore> beforeKubernetes(Membership m, boolean kubernetesInstalled)
             throws StepFailed, InterruptedException {
+        if (!kubernetesInstalled) {
+            return Optional.empty();
+        }
         try {
-            if (m.services() instanceof ServicesPlan.Deploy deploy && kubernetesInstalled) {
+            if (m.services() instanceof ServicesPlan.Deploy deploy) {
                 return Optional.of(kubernetes.startEtcd(deploy.input()));
             }
-            if (m.kubernetes() instanceof KubernetesPlan.Restart restart
+            if (m.services() instanceof ServicesPlan.None && m.kubernetes() instanceof KubernetesPlan.Restart restart
                     && NodeState.KubernetesRole.FIRST_SERVER.equals(restart.previous().mode())) {
                 return kubernetes.restartEtcd();
             }
