@@ -17,13 +17,9 @@ public record EtcdClientCredential(int memberPort, String caPem, String certific
         if (memberPort < 1 || memberPort > 65535) {
             throw new IllegalArgumentException("etcd's client port " + memberPort + " is not a port");
         }
-        for (String pem : new String[] {caPem, certificatePem}) {
-            if (Objects.requireNonNull(pem, "certificate").isBlank()) {
-                throw new IllegalArgumentException("an etcd client certificate or its CA is empty");
-            }
-        }
-        if (Objects.requireNonNull(keyPem, "keyPem").length == 0) {
-            throw new IllegalArgumentException("the etcd client key is empty");
+        if (Objects.requireNonNull(caPem, "caPem").isBlank() || Objects.requireNonNull(certificatePem, "certificatePem").isBlank()
+                || Objects.requireNonNull(keyPem, "keyPem").length == 0) {
+            throw new IllegalArgumentException("the join service's etcd client certificate, its key or its CA is empty");
         }
     }
 
