@@ -172,9 +172,12 @@ run_test_stage "build and module tests" 2100 "--exclude-tags boot,containers" mv
 run_test_stage "container images" 900 "--modules images --tags containers" bash -c "bash scripts/build-jre-base.sh '$root/out/jre-base' \
   && mvn -B -ntp -pl images verify -Dsextant.containers=true -Dgroups=containers"
 
-# The CLI drives mkosi, ships node-boot, the KMS and the join service, and writes out/image/measurements.json;
-# it prints its own stage timings and whether the build was cold, cached (mkosi cache) or reused.
-run_stage "node image" 1500 bin/sextant image build --out "$root/out/image"
+# The CLI drives mkosi, ships node-boot, the KMS, the join service and the EK CA of out/ek-ca (made on first
+# use, kept: the image is reused while it stays), and writes out/image/measurements.json; it prints its own
+# stage timings and whether the build was cold, cached (mkosi cache) or reused. The boot tests' mini cluster
+# takes that CA as its own (its workers verify their join service against the image's EK CA).
+run_stage "node image" 1500 bash -c "umask 077 && bin/sextant tpm ca --dir '$root/out/ek-ca' >/dev/null \
+  && bin/sextant image build --out '$root/out/image' --ek-ca '$root/out/ek-ca/ca-cert.pem'"
 
 wait_fresh_machine_check
 
@@ -182,4 +185,5 @@ wait_fresh_machine_check
 # Three boots of out/image, each by a hostile host (accepted over aTLS; UKI command line changed: rejected;
 # host-extended command line: never unseen), then the QEMU cluster.
 run_test_stage "boot tests (QEMU + OVMF + swtpm, TCG)" 2400 "--modules e2e --tags boot" \
-  mvn -B -ntp -pl e2e verify -Dsextant.boot=true -Dgroups=boot -Dsextant.image.dir="$root/out/image"
+  mvn -B -ntp -pl e2e verify -Dsextant.boot=true -Dgroups=boot -Dsextant.image.dir="$root/out/image" \
+  -Dsextant.image.ek-ca-dir="$root/out/ek-ca"

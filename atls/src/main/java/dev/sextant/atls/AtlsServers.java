@@ -22,7 +22,7 @@ public final class AtlsServers {
     public static NettyServerBuilder secure(NettyServerBuilder builder, SslContext atls, HandshakeLimits limits) {
         ExecutorService workers = HandshakeWorkers.create(limits);
         InternalProtocolNegotiator.ProtocolNegotiator tls = AtlsServerTlsAccess.serverTls(atls, workers);
-        SourceHandshakes handshakes = new SourceHandshakes(limits.perSource());
+        PerSourceLimit handshakes = new PerSourceLimit(limits.perSource());
         return builder.protocolNegotiator(new InternalProtocolNegotiator.ProtocolNegotiator() {
             @Override
             public AsciiString scheme() { return tls.scheme(); }

@@ -20,11 +20,11 @@ final class SourceCapHandler extends ChannelInboundHandlerAdapter {
     private static final Logger LOG = LoggerFactory.getLogger(SourceCapHandler.class);
 
     private final ChannelHandler tls;
-    private final SourceHandshakes handshakes;
+    private final PerSourceLimit handshakes;
     private final AtomicBoolean counted = new AtomicBoolean();
     private InetAddress source;
 
-    SourceCapHandler(ChannelHandler tls, SourceHandshakes handshakes) {
+    SourceCapHandler(ChannelHandler tls, PerSourceLimit handshakes) {
         this.tls = tls;
         this.handshakes = handshakes;
     }

@@ -103,7 +103,7 @@ class HandshakeLimitsTest {
     @Test
     @DisplayName("the per-source count admits up to the cap and frees a slot when a handshake ends")
     void perSourceCount() throws Exception {
-        SourceHandshakes handshakes = new SourceHandshakes(2);
+        PerSourceLimit handshakes = new PerSourceLimit(2);
         InetAddress attacker = InetAddress.getByName("192.0.2.1");
         assertTrue(handshakes.tryEnter(attacker));
         assertTrue(handshakes.tryEnter(attacker));
@@ -119,7 +119,7 @@ class HandshakeLimitsTest {
     @Test
     @DisplayName("one host cycling through the addresses of its IPv6 /64 for more unfinished handshakes: the /64 is one source, refused over the cap; another /64 and each IPv4 address count apart")
     void anIpv6Slash64IsOneSource() throws Exception {
-        SourceHandshakes handshakes = new SourceHandshakes(2);
+        PerSourceLimit handshakes = new PerSourceLimit(2);
         assertTrue(handshakes.tryEnter(InetAddress.getByName("2001:db8:1:2::1")));
         assertTrue(handshakes.tryEnter(InetAddress.getByName("2001:db8:1:2:ffff::9")));
         assertTrue(!handshakes.tryEnter(InetAddress.getByName("2001:db8:1:2:abcd:1234:5678:9abc")),

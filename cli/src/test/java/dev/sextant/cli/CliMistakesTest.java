@@ -117,6 +117,10 @@ class CliMistakesTest {
                         "init --endpoint 127.0.0.1:{node} --master-secret {dir}/master.json --init-secret {dir}/init-secret" + verifyOk, 2,
                         "sextant init: --init-secret {dir}/init-secret: no such file: pass the file holding the init secret"
                                 + " the node was booted with (--init-secret FILE, or SEXTANT_INIT_SECRET_FILE=FILE)"),
+                new Mistake("an image build given the EK CA's private key as --ek-ca (the image is public)",
+                        "image build --out {dir}/image --ek-ca {dir}/ca-key.pem", 2,
+                        "sextant image build: --ek-ca {dir}/ca-key.pem holds a private key: pass the CA's certificate"
+                                + " (ca-cert.pem), never its key (the image is public)"),
                 new Mistake("a file that is not a unified kernel image",
                         "measure uki {dir}/not.pem", 2,
                         "sextant measure uki: {dir}/not.pem: malformed (MS-DOS header at byte 0: 64 bytes requested"
@@ -140,6 +144,7 @@ class CliMistakesTest {
         write("not.pem", "this is not PEM\n".getBytes());
         writePem("ek-ca.pem", attester.anchors().get(0));
         writePem("pub.pem", KeyPairGenerator.getInstance("Ed25519").generateKeyPair().getPublic());
+        writePem("ca-key.pem", KeyPairGenerator.getInstance("EC").generateKeyPair().getPrivate());
 
         node = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0))
                 .sslContext(AtlsContexts.server(OwnAttestation.by(attester), ClientVerification.anonymous()))

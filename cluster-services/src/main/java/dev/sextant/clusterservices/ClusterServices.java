@@ -53,12 +53,17 @@ public final class ClusterServices {
     static final String EK_CA_CONFIGMAP = "sextant-ek-ca";
     static final String EK_CA_KEY = "ek-ca.pem";
     static final String MASTER_SECRET = "sextant-master-secret";
+    public static final String ETCD_CLIENT_SECRET = "sextant-join-etcd-client";
+    static final String ETCD_CLIENT_NAME = "join-service";
+    /** The variable the join service's etcd endpoint names: the address of the node its pod runs on. */
+    static final String NODE_IP_VARIABLE = "SEXTANT_NODE_IP";
 
     // Where join-service-daemonset.yaml mounts the ConfigMaps, the Secret and the host's TPM.
     static final String JOIN_CONFIG_MOUNT = "/var/config/join/";
     static final String MEASUREMENTS_KEY_MOUNT = "/var/config/measurements-key/";
     static final String EK_CA_MOUNT = "/var/config/ek-ca/";
     static final String MASTER_SECRET_MOUNT = "/var/config/master-secret/";
+    static final String ETCD_CLIENT_MOUNT = "/var/config/etcd-client/";
     static final String SERVICE_ACCOUNT_CA = "/var/run/secrets/kubernetes.io/serviceaccount/ca.crt";
     static final String HOST_TPM = "device:/dev/tpmrm0";
     /** The KMS's management port: the join service holds 9091 in the pod's shared network namespace. */
@@ -96,13 +101,20 @@ public final class ClusterServices {
         find(objects, V1Secret.class, MASTER_SECRET).setData(sorted(Map.of(
                 "mastersecret", config.masterSecret().clone(),
                 "salt", config.salt().clone())));
+        EtcdClientCredential etcd = config.etcd();
+        find(objects, V1Secret.class, ETCD_CLIENT_SECRET).setData(sorted(Map.of(
+                "ca.crt", etcd.caPem().getBytes(StandardCharsets.US_ASCII),
+                ETCD_CLIENT_NAME + ".crt", etcd.certificatePem().getBytes(StandardCharsets.US_ASCII),
+                ETCD_CLIENT_NAME + ".key", etcd.keyPem().clone())));
         return objects;
     }
 
     /**
      * The join service as its pod runs it: files where the DaemonSet mounts them, k3s (so no CA
      * private key: k3s makes its own kubelet certificates, and the CA nodes pin is the service
-     * account's ca.crt), the KMS beside it on loopback, and the host's TPM to attest itself with.
+     * account's ca.crt), the KMS beside it on loopback, the host's TPM to attest itself with, and the etcd
+     * member of the node it runs on, at the node's address, which Micronaut resolves from the pod's
+     * environment when the service starts.
      */
     public static JoinServiceConfig joinServiceConfig(ServicesConfig config) {
         JoinServiceConfig defaults = JoinServiceConfig.defaults();
@@ -119,6 +131,11 @@ public final class ClusterServices {
                 .ca(new JoinServiceConfig.Ca(Path.of(SERVICE_ACCOUNT_CA), defaults.ca().keyFile()))
                 .atls(new JoinServiceConfig.Atls(true, Optional.of(HOST_TPM), defaults.atls().serverEventLog()))
                 .initNode(Optional.of(new JoinServiceConfig.InitNode(init.akNameHex(), init.nodeName(), init.diskUuids())))
+                .etcd(new JoinServiceConfig.Etcd(List.of("https://${" + NODE_IP_VARIABLE + "}:" + config.etcd().memberPort()),
+                        Path.of(ETCD_CLIENT_MOUNT + "ca.crt"), Path.of(ETCD_CLIENT_MOUNT + ETCD_CLIENT_NAME + ".crt"),
+                        Path.of(ETCD_CLIENT_MOUNT + ETCD_CLIENT_NAME + ".key"), defaults.etcd().deadline()))
+                // The KMS's own files, mounted read-only: with them the join service admits control planes.
+                .masterSecret(Optional.of(new JoinServiceConfig.MasterSecret(kmsConfig().masterSecretFile(), kmsConfig().saltFile())))
                 .build();
     }
 

@@ -17,6 +17,7 @@ import java.util.Objects;
  * @param apiServerEndpoint host:port joining nodes reach the Kubernetes API at
  * @param joinNodePort      the join service's NodePort (30090 by default)
  * @param initNode          the init node's name and disks, bound to its AK before the join service serves
+ * @param etcd              how the join service reaches the cluster's etcd (its bindings live there)
  */
 public record ServicesConfig(
         String joinServiceImage,
@@ -30,7 +31,8 @@ public record ServicesConfig(
         byte[] measurementSalt,
         String apiServerEndpoint,
         int joinNodePort,
-        InitNodeBinding initNode) {
+        InitNodeBinding initNode,
+        EtcdClientCredential etcd) {
 
     public static final int DEFAULT_JOIN_NODE_PORT = 30090;
 
@@ -46,6 +48,7 @@ public record ServicesConfig(
         requireBytes(measurementSalt, "measurementSalt");
         requireText(apiServerEndpoint, "apiServerEndpoint");
         Objects.requireNonNull(initNode, "initNode");
+        Objects.requireNonNull(etcd, "etcd");
         if (masterSecret.length < 16) {
             throw new IllegalArgumentException("masterSecret must be at least 16 bytes (the KMS refuses shorter), not "
                     + masterSecret.length);

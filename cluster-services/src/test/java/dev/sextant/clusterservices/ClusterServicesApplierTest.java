@@ -37,8 +37,8 @@ class ClusterServicesApplierTest {
     void firstApplyCreatesEverything() throws Exception {
         ServicesConfig config = new TestServices(dir).config();
         ApplyResult result = ClusterServicesApplier.apply(kube.client(), ClusterServices.render(config));
-        assertEquals(10, result.objects().size());
-        assertEquals(10, result.count(Action.CREATED));
+        assertEquals(11, result.objects().size());
+        assertEquals(11, result.count(Action.CREATED));
 
         CoreV1Api core = new CoreV1Api(kube.client());
         assertArrayEquals(config.masterSecret(), core.readNamespacedSecret("sextant-master-secret", "kube-system").execute().getData().get("mastersecret"));
@@ -60,7 +60,7 @@ class ClusterServicesApplierTest {
 
         ApplyResult again = ClusterServicesApplier.apply(kube.client(), rendered);
 
-        assertEquals(10, again.count(Action.UNCHANGED));
+        assertEquals(11, again.count(Action.UNCHANGED));
         assertEquals(writes, kube.writes(), "no create, update or patch request on a re-apply");
     }
 
@@ -72,7 +72,7 @@ class ClusterServicesApplierTest {
         ServicesConfig newKms = new ServicesConfig(config.joinServiceImage(), TestServices.KMS_IMAGE_V2,
                 config.measurementsJson(), config.measurementsSignature(), config.measurementsPublicKeyPem(), config.ekCaPem(),
                 config.masterSecret(), config.salt(), config.measurementSalt(), config.apiServerEndpoint(), config.joinNodePort(),
-                config.initNode());
+                config.initNode(), config.etcd());
 
         ApplyResult result = ClusterServicesApplier.apply(kube.client(), ClusterServices.render(newKms));
 
@@ -92,7 +92,7 @@ class ClusterServicesApplierTest {
 
         kube.heal();
         ApplyResult resumed = ClusterServicesApplier.apply(kube.client(), rendered);
-        assertEquals(8, resumed.count(Action.UNCHANGED), "the objects before the DaemonSet stay");
+        assertEquals(9, resumed.count(Action.UNCHANGED), "the objects before the DaemonSet stay");
         assertEquals(2, resumed.count(Action.CREATED));
     }
 
@@ -111,7 +111,7 @@ class ClusterServicesApplierTest {
 
         ApplyResult again = ClusterServicesApplier.apply(kube.client(), rendered);
 
-        assertEquals(10, again.count(Action.UNCHANGED));
+        assertEquals(11, again.count(Action.UNCHANGED));
     }
 
     @Test

@@ -21,6 +21,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Properties;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
@@ -77,7 +78,8 @@ class RenderingTest {
     @DisplayName("the join service reads its whole configuration from join.properties, rendered from the same JoinServiceConfig")
     void joinServiceReadsTheRenderedRecord() {
         V1Container join = container(pod(ClusterServices.JOIN_DAEMONSET), ClusterServices.JOIN_CONTAINER);
-        assertEquals(List.of("MICRONAUT_CONFIG_FILES"), join.getEnv().stream().map(e -> e.getName()).toList(),
+        // SEXTANT_NODE_IP is no setting: join.properties' etcd endpoint names it, to be resolved in each pod.
+        assertEquals(List.of("MICRONAUT_CONFIG_FILES", "SEXTANT_NODE_IP"), join.getEnv().stream().map(e -> e.getName()).toList(),
                 "no setting bypasses the record");
         assertEquals("/var/config/join/" + ClusterServices.JOIN_PROPERTIES_KEY, env(join, "MICRONAUT_CONFIG_FILES"));
         assertTrue(join.getVolumeMounts().stream().anyMatch(m -> m.getName().equals("join-config")
@@ -132,19 +134,46 @@ class RenderingTest {
     }
 
     @Test
-    @DisplayName("the master secret is mounted by the KMS container only, the API token by the join service container only")
-    void masterSecretReachesOnlyTheKms() {
+    @DisplayName("the master secret is mounted read-only by the KMS and by the join service (which hands it to the control planes it admits, from the files its configuration names); the API token by the join service container only")
+    void masterSecretMounts() {
         V1Secret secret = ClusterServices.find(rendered, V1Secret.class, "sextant-master-secret");
         assertArrayEquals(TestServices.bytes(32, 0x42), secret.getData().get("mastersecret"));
         assertArrayEquals(TestServices.bytes(32, 0x43), secret.getData().get("salt"));
         V1PodSpec pod = pod(ClusterServices.JOIN_DAEMONSET);
-        String secretVolume = pod.getVolumes().stream().filter(v -> v.getSecret() != null
-                && "sextant-master-secret".equals(v.getSecret().getSecretName())).findFirst().orElseThrow().getName();
+        String secretVolume = secretVolume(pod, "sextant-master-secret");
+        V1Container join = container(pod, ClusterServices.JOIN_CONTAINER);
         assertTrue(mounts(container(pod, ClusterServices.KMS_CONTAINER), secretVolume));
-        assertFalse(mounts(container(pod, ClusterServices.JOIN_CONTAINER), secretVolume));
+        assertTrue(join.getVolumeMounts().stream().filter(m -> m.getName().equals(secretVolume))
+                .allMatch(m -> Boolean.TRUE.equals(m.getReadOnly())) && mounts(join, secretVolume), "read-only");
+        assertEquals(Optional.of(new JoinServiceConfig.MasterSecret(ClusterServices.kmsConfig().masterSecretFile(),
+                ClusterServices.kmsConfig().saltFile())), joinServiceConfig().masterSecret(), "the KMS's own files");
         assertFalse(pod.getAutomountServiceAccountToken(), "no token in every container by default");
-        assertTrue(mounts(container(pod, ClusterServices.JOIN_CONTAINER), "kube-api-access"));
+        assertTrue(mounts(join, "kube-api-access"));
         assertFalse(mounts(container(pod, ClusterServices.KMS_CONTAINER), "kube-api-access"));
+    }
+
+    @Test
+    @DisplayName("the join service reaches the etcd member of the node its pod runs on: the node's address from the downward API in its endpoint, the client certificate from a Secret mounted read-only into its container only, 0440")
+    void joinServiceReachesTheNodesEtcd() {
+        JoinServiceConfig.Etcd etcd = joinServiceConfig().etcd();
+        assertEquals(List.of("https://${SEXTANT_NODE_IP}:2379"), etcd.endpoints(), "resolved by Micronaut from the pod's environment");
+        V1PodSpec pod = pod(ClusterServices.JOIN_DAEMONSET);
+        V1Container join = container(pod, ClusterServices.JOIN_CONTAINER);
+        assertEquals("status.hostIP", join.getEnv().stream().filter(e -> e.getName().equals("SEXTANT_NODE_IP")).findFirst()
+                .orElseThrow().getValueFrom().getFieldRef().getFieldPath());
+        assertTrue(pod.getHostNetwork() == null || !pod.getHostNetwork(), "its own network namespace: 127.0.0.1 is the pod's");
+        V1Secret secret = ClusterServices.find(rendered, V1Secret.class, ClusterServices.ETCD_CLIENT_SECRET);
+        assertArrayEquals(TestServices.ETCD.keyPem(), secret.getData().get("join-service.key"));
+        assertArrayEquals(TestServices.ETCD.certificatePem().getBytes(StandardCharsets.US_ASCII), secret.getData().get("join-service.crt"));
+        assertArrayEquals(TestServices.ETCD.caPem().getBytes(StandardCharsets.US_ASCII), secret.getData().get("ca.crt"));
+        String volume = secretVolume(pod, ClusterServices.ETCD_CLIENT_SECRET);
+        assertEquals(0440, pod.getVolumes().stream().filter(v -> v.getName().equals(volume)).findFirst().orElseThrow()
+                .getSecret().getDefaultMode());
+        String mountPath = join.getVolumeMounts().stream().filter(m -> m.getName().equals(volume) && Boolean.TRUE.equals(m.getReadOnly()))
+                .findFirst().orElseThrow().getMountPath();
+        assertEquals(List.of(Path.of(mountPath, "ca.crt"), Path.of(mountPath, "join-service.crt"), Path.of(mountPath, "join-service.key")),
+                List.of(etcd.caFile(), etcd.certFile(), etcd.keyFile()));
+        assertFalse(mounts(container(pod, ClusterServices.KMS_CONTAINER), volume));
     }
 
     @Test
@@ -195,6 +224,11 @@ class RenderingTest {
         assertFalse(text.contains(new String(TestServices.bytes(32, 0x42), StandardCharsets.ISO_8859_1)));
         assertFalse(text.contains("QkJC"), text); // base64 of the master secret's bytes
         assertTrue(text.contains("redacted"));
+    }
+
+    private static String secretVolume(V1PodSpec pod, String secretName) {
+        return pod.getVolumes().stream().filter(v -> v.getSecret() != null && secretName.equals(v.getSecret().getSecretName()))
+                .findFirst().orElseThrow().getName();
     }
 
     /** join.properties parsed the way the join service binds it. */

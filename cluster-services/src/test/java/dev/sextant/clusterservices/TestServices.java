@@ -24,6 +24,12 @@ public final class TestServices {
     public static final InitNodeBinding INIT_NODE = new InitNodeBinding("000b" + "ab".repeat(32), "control-plane-0",
             java.util.List.of("6f1c1f0e-2f4b-4d8a-9a57-0d0c5e3e0a01", "6f1c1f0e-2f4b-4d8a-9a57-0d0c5e3e0a02"));
 
+    /** Stand-ins for the join service's etcd client certificate (rendering does not parse them). */
+    public static final EtcdClientCredential ETCD = new EtcdClientCredential(2379,
+            "-----BEGIN CERTIFICATE-----\nTEST-ETCD-CA\n-----END CERTIFICATE-----\n",
+            "-----BEGIN CERTIFICATE-----\nTEST-JOIN-SERVICE-ETCD-CLIENT\n-----END CERTIFICATE-----\n",
+            "-----BEGIN PRIVATE KEY-----\nTEST-JOIN-SERVICE-ETCD-KEY\n-----END PRIVATE KEY-----\n".getBytes(StandardCharsets.US_ASCII));
+
     private final KeyPair measurementsKey;
     private final Path dir;
 
@@ -49,7 +55,8 @@ public final class TestServices {
         return new ServicesConfig(JOIN_IMAGE, KMS_IMAGE, Files.readAllBytes(measurements),
                 Files.readAllBytes(MeasurementsFile.signatureFile(measurements)), publicKeyPem(),
                 "-----BEGIN CERTIFICATE-----\nTEST-EK-CA\n-----END CERTIFICATE-----\n",
-                bytes(32, 0x42), bytes(32, 0x43), bytes(32, 0x44), "10.0.0.1:6443", ServicesConfig.DEFAULT_JOIN_NODE_PORT, INIT_NODE);
+                bytes(32, 0x42), bytes(32, 0x43), bytes(32, 0x44), "10.0.0.1:6443", ServicesConfig.DEFAULT_JOIN_NODE_PORT, INIT_NODE,
+                ETCD);
     }
 
     /** Fixed values throughout, for the golden rendering. */
@@ -58,7 +65,8 @@ public final class TestServices {
                 "c2lnbmF0dXJl\n".getBytes(StandardCharsets.UTF_8),
                 "-----BEGIN PUBLIC KEY-----\nTEST-MEASUREMENTS-KEY\n-----END PUBLIC KEY-----\n",
                 "-----BEGIN CERTIFICATE-----\nTEST-EK-CA\n-----END CERTIFICATE-----\n",
-                bytes(32, 0x42), bytes(32, 0x43), bytes(32, 0x44), "10.0.0.1:6443", ServicesConfig.DEFAULT_JOIN_NODE_PORT, INIT_NODE);
+                bytes(32, 0x42), bytes(32, 0x43), bytes(32, 0x44), "10.0.0.1:6443", ServicesConfig.DEFAULT_JOIN_NODE_PORT, INIT_NODE,
+                ETCD);
     }
 
     /** A complete set (PCR 4, 9, 11, 12, 13, 15), PCR 4 filled with the given byte, the others zero. */

@@ -16,6 +16,8 @@ import java.util.Set;
 public final class LuksHeaderValidator {
     static final String CIPHER = "aes-xts-plain64";
     static final String TOKEN_TYPE = "sextant-state-disk";
+    /** The token's field holding the {@link KeyCheckValue} (base64); absent on disks formatted before it. */
+    static final String CHECK_VALUE = "check_value";
     private static final Set<String> CONFIG_FLAGS = Set.of("allow-discards", "same-cpu-crypt",
             "submit-from-crypt-cpus", "no-journal", "no-read-workqueue", "no-write-workqueue");
 
@@ -103,10 +105,18 @@ public final class LuksHeaderValidator {
         for (Iterator<Map.Entry<String, JsonNode>> it = tokens.fields(); it.hasNext(); ) {
             var token = it.next();
             String where = "tokens." + token.getKey();
-            JsonNode t = Strict.object(token.getValue(), where, Set.of("type", "keyslots", "initialized"));
+            JsonNode t = Strict.object(token.getValue(), where, Set.of("type", "keyslots", "initialized", CHECK_VALUE));
             Strict.text(t, "type", TOKEN_TYPE, where);
             if (!t.path("initialized").isBoolean()) {
                 throw new DiskCryptException("LUKS2 header: " + where + ".initialized must be a boolean");
+            }
+            if (t.has(CHECK_VALUE)) {
+                Strict.nonEmptyText(t, CHECK_VALUE, where);
+                try {
+                    KeyCheckValue.bytesOf(t.get(CHECK_VALUE).asText());
+                } catch (DiskCryptException e) {
+                    throw new DiskCryptException("LUKS2 header: " + where + "." + CHECK_VALUE + ": " + e.getMessage());
+                }
             }
         }
     }

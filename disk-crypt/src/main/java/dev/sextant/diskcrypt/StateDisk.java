@@ -1,6 +1,8 @@
 package dev.sextant.diskcrypt;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import jakarta.inject.Inject;
 import jakarta.inject.Singleton;
 
@@ -12,6 +14,7 @@ import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 
 /**
  * The node's LUKS2 state disk, driven through cryptsetup. Every change works on a detached copy
@@ -19,6 +22,12 @@ import java.util.Locale;
  * secret to a header the host may have planted (GHSA-hq76-6gh2-5g4q), and a header swapped on
  * the device after validation is simply overwritten. Calls are serialised: init and join may both
  * reach the disk, and one cryptsetup run at a time keeps each header copy consistent.
+ *
+ * <p>Sextant's token (LUKS2 token 0) carries the "initialized" marker and the {@link KeyCheckValue}
+ * of the key in key slot 0. The check value lives in the header's JSON area rather than in a file
+ * beside the disk because it must change with the key: every key change writes both into the same
+ * header copy, which goes back to the device in one restore, so they never disagree; and it is
+ * read through the same validated header copy as everything else.
  */
 @Singleton
 public final class StateDisk implements DiskReset {
@@ -54,7 +63,8 @@ public final class StateDisk implements DiskReset {
         argv.addAll(List.of("--key-file", "-", settings.device().toString()));
         run(argv, passphrase, "formatting " + settings.device());
         formattedThisBoot = true;
-        withValidatedHeader(header -> importToken(header, false), true);
+        withValidatedHeader((header, metadata) -> writeToken(header, false,
+                KeyCheckValue.of(passphrase, uuidOf(header)).encoded()), true);
         return passphrase;
     }
 
@@ -120,16 +130,27 @@ public final class StateDisk implements DiskReset {
     /** The LUKS UUID in lower case, read from a validated header copy. */
     public synchronized String uuid() throws DiskCryptException, InterruptedException {
         String[] uuid = new String[1];
-        withValidatedHeader(header -> uuid[0] = run(List.of("cryptsetup", "luksUUID", header.toString()),
-                new byte[0], "reading the LUKS UUID").stdout().trim().toLowerCase(Locale.ROOT));
+        withValidatedHeader((header, metadata) -> uuid[0] = uuidOf(header));
         return uuid[0];
+    }
+
+    /**
+     * The check value of the key in key slot 0, read from a validated header copy; empty for a disk
+     * formatted before check values were written (its key is then tested by cryptsetup alone).
+     */
+    public synchronized Optional<KeyCheckValue> keyCheckValue() throws DiskCryptException, InterruptedException {
+        KeyCheckValue[] check = new KeyCheckValue[1];
+        withValidatedHeader((header, metadata) -> {
+            String encoded = checkValueOf(metadata);
+            check[0] = encoded == null ? null : KeyCheckValue.decode(uuidOf(header), encoded);
+        });
+        return Optional.ofNullable(check[0]);
     }
 
     /** True when the Sextant token says a cluster key protects the disk. */
     public synchronized boolean isInitialized() throws DiskCryptException, InterruptedException {
         boolean[] initialized = new boolean[1];
-        withValidatedHeader(header -> initialized[0] = json.readTree(dump(header))
-                .path("tokens").path("0").path("initialized").asBoolean(false));
+        withValidatedHeader((header, metadata) -> initialized[0] = initializedOf(metadata));
         return initialized[0];
     }
 
@@ -141,7 +162,7 @@ public final class StateDisk implements DiskReset {
 
     /** Marks the disk initialized: from now on every boot unlocks it with its cluster key. */
     public synchronized void markInitialized() throws DiskCryptException, InterruptedException {
-        withValidatedHeader(header -> importToken(header, true), true);
+        withValidatedHeader((header, metadata) -> writeToken(header, true, checkValueOf(metadata)), true);
     }
 
     /**
@@ -150,15 +171,18 @@ public final class StateDisk implements DiskReset {
      */
     public synchronized boolean opensWith(byte[] key) throws DiskCryptException, InterruptedException {
         boolean[] opens = new boolean[1];
-        withValidatedHeader(header -> opens[0] = runner.run(List.of("cryptsetup", "open", "--test-passphrase", "--type",
+        withValidatedHeader((header, metadata) -> opens[0] = runner.run(List.of("cryptsetup", "open", "--test-passphrase", "--type",
                 "luks2", "--key-slot", "0", "--header", header.toString(), "--key-file", "-", settings.device().toString()),
                 key).ok());
         return opens[0];
     }
 
-    /** Replaces the boot-time passphrase in key slot 0 with the cluster-derived key; the marker is left as it is. */
+    /**
+     * Replaces the boot-time passphrase in key slot 0 with the cluster-derived key, and its check
+     * value with the new key's in the same header write; the marker is left as it is.
+     */
     public synchronized void changeKey(byte[] oldPassphrase, byte[] newKey) throws DiskCryptException, InterruptedException {
-        withValidatedHeader(header -> {
+        withValidatedHeader((header, metadata) -> {
             Path newKeyFile = SecretFiles.write(header.resolveSibling("new.key"), newKey);
             try {
                 List<String> argv = new ArrayList<>(List.of("cryptsetup", "luksChangeKey", "--batch-mode",
@@ -169,6 +193,7 @@ public final class StateDisk implements DiskReset {
             } finally {
                 SecretFiles.wipe(newKeyFile);
             }
+            writeToken(header, initializedOf(metadata), KeyCheckValue.of(newKey, uuidOf(header)).encoded());
         }, true);
     }
 
@@ -182,7 +207,7 @@ public final class StateDisk implements DiskReset {
             return "not opened (sextant.state-disk.mount.enabled=false)";
         }
         String mapped = "/dev/mapper/" + mount.mapperName();
-        withValidatedHeader(header -> run(List.of("cryptsetup", "open", "--type", "luks2", "--header", header.toString(),
+        withValidatedHeader((header, metadata) -> run(List.of("cryptsetup", "open", "--type", "luks2", "--header", header.toString(),
                 "--key-file", "-", settings.device().toString(), mount.mapperName()), key, "opening the state disk"));
         boolean fresh;
         try {
@@ -211,12 +236,13 @@ public final class StateDisk implements DiskReset {
             throw new DiskCryptException("state disk " + settings.device() + " kept: this boot did not format it"
                     + " (a member's data survives a failed boot)");
         }
-        withValidatedHeader(header -> importToken(header, false), true);
+        withValidatedHeader((header, metadata) -> writeToken(header, false, checkValueOf(metadata)), true);
     }
 
+    /** One step on a validated header copy; {@code metadata} is its JSON as validated. */
     @FunctionalInterface
     private interface HeaderStep {
-        void apply(Path header) throws DiskCryptException, InterruptedException, IOException;
+        void apply(Path header, JsonNode metadata) throws DiskCryptException, InterruptedException, IOException;
     }
 
     /** Reads through a validated header copy; nothing is written back. */
@@ -232,8 +258,9 @@ public final class StateDisk implements DiskReset {
             Path header = dir.resolve("header");
             run(List.of("cryptsetup", "luksHeaderBackup", "--batch-mode", settings.device().toString(),
                     "--header-backup-file", header.toString()), new byte[0], "copying the LUKS header");
-            validator.validate(dump(header));
-            step.apply(header);
+            String metadata = dump(header);
+            validator.validate(metadata);
+            step.apply(header, json.readTree(metadata));
             if (writeBack) {
                 validator.validate(dump(header));
                 run(List.of("cryptsetup", "luksHeaderRestore", "--batch-mode", settings.device().toString(),
@@ -251,11 +278,32 @@ public final class StateDisk implements DiskReset {
                 "reading the LUKS header").stdout();
     }
 
-    private void importToken(Path header, boolean initialized) throws DiskCryptException, InterruptedException {
-        String token = "{\"type\":\"" + LuksHeaderValidator.TOKEN_TYPE + "\",\"keyslots\":[],\"initialized\":"
-                + initialized + "}";
+    private String uuidOf(Path header) throws DiskCryptException, InterruptedException {
+        return run(List.of("cryptsetup", "luksUUID", header.toString()), new byte[0], "reading the LUKS UUID")
+                .stdout().trim().toLowerCase(Locale.ROOT);
+    }
+
+    private static boolean initializedOf(JsonNode metadata) {
+        return metadata.path("tokens").path("0").path("initialized").asBoolean(false);
+    }
+
+    /** The token's check value as stored (base64), null when the disk has none. */
+    private static String checkValueOf(JsonNode metadata) {
+        JsonNode value = metadata.path("tokens").path("0").path(LuksHeaderValidator.CHECK_VALUE);
+        return value.isTextual() ? value.asText() : null;
+    }
+
+    /** Replaces Sextant's token; {@code checkValue} null writes none (a disk that never had one keeps having none). */
+    private void writeToken(Path header, boolean initialized, String checkValue)
+            throws DiskCryptException, InterruptedException {
+        ObjectNode token = json.createObjectNode().put("type", LuksHeaderValidator.TOKEN_TYPE);
+        token.putArray("keyslots");
+        token.put("initialized", initialized);
+        if (checkValue != null) {
+            token.put(LuksHeaderValidator.CHECK_VALUE, checkValue);
+        }
         run(List.of("cryptsetup", "token", "import", "--token-id", "0", "--token-replace", "--json-file", "-",
-                header.toString()), token.getBytes(StandardCharsets.UTF_8), "writing the initialized marker");
+                header.toString()), token.toString().getBytes(StandardCharsets.UTF_8), "writing Sextant's token");
     }
 
     private CommandRunner.Result run(List<String> argv, byte[] stdin, String what)

@@ -1,5 +1,8 @@
 package dev.sextant.diskcrypt;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -10,15 +13,17 @@ import java.util.List;
 
 /**
  * A LUKS2 state disk as cryptsetup would show it, for tests (the host has no device-mapper): a
- * validated header whose token carries the "initialized" marker, key slot 0's passphrase, and
- * whether the disk is mapped. It survives a "reboot" (a new StateDisk over the same FakeLuks).
+ * validated header whose token is the one last imported (the "initialized" marker and the key's
+ * check value), key slot 0's passphrase, and whether the disk is mapped. It survives a "reboot" (a new StateDisk over the same FakeLuks).
  */
 public final class FakeLuks implements CommandRunner {
     public static final String UUID = "c3833f4f-fab2-41c3-aae8-d8d0f1dc9ee4";
 
+    private final ObjectMapper json = new ObjectMapper();
     private final List<String> commands = new ArrayList<>();
     private boolean formatted;
-    private boolean initialized;
+    /** Token 0 as last imported; null: the token of the fixture, not initialized. */
+    private ObjectNode token;
     private byte[] slot0;
     private boolean mapped;
 
@@ -31,7 +36,7 @@ public final class FakeLuks implements CommandRunner {
     }
 
     public synchronized boolean initialized() {
-        return initialized;
+        return token != null && token.path("initialized").asBoolean();
     }
 
     public synchronized boolean mapped() {
@@ -40,6 +45,13 @@ public final class FakeLuks implements CommandRunner {
 
     public synchronized boolean opensWith(byte[] key) {
         return slot0 != null && Arrays.equals(slot0, key);
+    }
+
+    /** Makes this a disk formatted before check values were written: its token keeps only the marker. */
+    public synchronized void dropCheckValue() {
+        if (token != null) {
+            token.remove("check_value");
+        }
     }
 
     /** Power off: the mapping is gone, the header and key slot stay. */
@@ -55,7 +67,7 @@ public final class FakeLuks implements CommandRunner {
         switch (verb) {
             case "luksFormat" -> {
                 formatted = true;
-                initialized = false;
+                token = null;
                 slot0 = stdin.clone();
                 mapped = false;
             }
@@ -80,7 +92,7 @@ public final class FakeLuks implements CommandRunner {
                 }
                 slot0 = Files.readAllBytes(Path.of(argv.get(argv.size() - 1)));
             }
-            case "token" -> initialized = new String(stdin, StandardCharsets.UTF_8).contains("\"initialized\":true");
+            case "token" -> token = (ObjectNode) json.readTree(new String(stdin, StandardCharsets.UTF_8));
             case "open" -> {
                 if (!Arrays.equals(slot0, stdin)) {
                     return new Result(2, "", "No key available with this passphrase.");
@@ -100,6 +112,12 @@ public final class FakeLuks implements CommandRunner {
     }
 
     private String header() throws IOException {
-        return LuksHeaderValidatorTest.fixture().replaceAll("\"initialized\"\\s*:\\s*(true|false)", "\"initialized\":" + initialized);
+        ObjectNode root = (ObjectNode) json.readTree(LuksHeaderValidatorTest.fixture());
+        if (token == null) {
+            ((ObjectNode) root.with("tokens").with("0")).put("initialized", false);
+        } else {
+            root.with("tokens").set("0", token);
+        }
+        return root.toString();
     }
 }

@@ -64,6 +64,20 @@ class LuksHeaderValidatorTest {
     }
 
     @Test
+    @DisplayName("accepts Sextant's token with a check value of 32 bytes, refuses one of another length or not base64")
+    void checkValueInTheToken() throws IOException {
+        String good = mutate(root -> ((ObjectNode) root.at("/tokens/0")).put("check_value",
+                java.util.Base64.getEncoder().encodeToString(new byte[32])));
+        assertDoesNotThrow(() -> validator.validate(good));
+        String short16 = mutate(root -> ((ObjectNode) root.at("/tokens/0")).put("check_value",
+                java.util.Base64.getEncoder().encodeToString(new byte[16])));
+        var e = assertThrows(DiskCryptException.class, () -> validator.validate(short16));
+        assertTrue(e.getMessage().contains("tokens.0.check_value: the check value has 16 bytes, not 32"), e.getMessage());
+        String garbage = mutate(root -> ((ObjectNode) root.at("/tokens/0")).put("check_value", "not base64!"));
+        assertThrows(DiskCryptException.class, () -> validator.validate(garbage));
+    }
+
+    @Test
     @DisplayName("refuses unknown fields anywhere, e.g. a segment flag it does not know")
     void refusesUnknownFields() throws IOException {
         String header = mutate(root -> ((ObjectNode) root.at("/segments/0")).putArray("flags").add("backup-previous"));

@@ -38,6 +38,7 @@ class StateDiskCryptsetupTest {
 
         byte[] boot = disk.formatWithRandomPassphrase();
         assertFalse(disk.isInitialized(), "a fresh disk is not initialized");
+        assertTrue(disk.keyCheckValue().orElseThrow().matches(boot), "cryptsetup keeps the check value in Sextant's token");
         String uuid = disk.uuid();
         assertTrue(uuid.matches("[0-9a-f-]{36}"), uuid);
 
@@ -47,6 +48,8 @@ class StateDiskCryptsetupTest {
         assertTrue(disk.isInitialized());
         assertEquals(0, test(runner, image, clusterKey), "the cluster key opens key slot 0");
         assertNotEquals(0, test(runner, image, boot), "the boot passphrase no longer does");
+        assertTrue(disk.keyCheckValue().orElseThrow().matches(clusterKey), "the check value is the cluster key's");
+        assertFalse(disk.keyCheckValue().orElseThrow().matches(boot));
 
         disk.markForReset();
         assertFalse(disk.isInitialized());

@@ -57,17 +57,18 @@ class StateDiskTest {
     }
 
     @Test
-    @DisplayName("re-keying validates a detached header copy first, changes key slot 0 on that copy and writes it back, then sets the marker the same way")
+    @DisplayName("re-keying validates a detached header copy first, changes key slot 0 and its check value on that copy and writes it back, then sets the marker the same way")
     void rekeyOrder() throws Exception {
         Recorder recorder = new Recorder();
         recorder.header = LuksHeaderValidatorTest.fixture();
         disk(recorder).rekey("old".getBytes(), new byte[32]);
         assertEquals(List.of("cryptsetup luksHeaderBackup", "cryptsetup luksDump", "cryptsetup luksChangeKey",
-                "cryptsetup luksDump", "cryptsetup luksHeaderRestore",
+                "cryptsetup luksUUID", "cryptsetup token", "cryptsetup luksDump", "cryptsetup luksHeaderRestore",
                 "cryptsetup luksHeaderBackup", "cryptsetup luksDump", "cryptsetup token", "cryptsetup luksDump",
                 "cryptsetup luksHeaderRestore"), recorder.commands);
         assertEquals("old", recorder.stdins.get(2), "the old passphrase goes through stdin, never argv");
-        assertTrue(recorder.stdins.get(7).contains("\"initialized\":true"));
+        assertTrue(recorder.stdins.get(4).contains("\"check_value\":\""), "the new key's check value, in the same header write");
+        assertTrue(recorder.stdins.get(9).contains("\"initialized\":true"));
         assertFalse(recorder.keyFileSeenBeforeValidation);
         try (var left = Files.list(dir.resolve("work"))) {
             assertEquals(0, left.count(), "no header copy or key file is left behind");
@@ -137,5 +138,41 @@ class StateDiskTest {
         assertTrue(disk(recorder).opensWith("cluster-key".getBytes(StandardCharsets.UTF_8)));
         assertEquals(List.of("cryptsetup luksHeaderBackup", "cryptsetup luksDump", "cryptsetup open"), recorder.commands);
         assertEquals("cluster-key", recorder.stdins.get(2));
+    }
+
+    @Test
+    @DisplayName("the check value follows the key in key slot 0: the boot passphrase's at format, the cluster key's after re-keying, kept by the marker's changes; it matches no other key")
+    void checkValueFollowsTheKey() throws Exception {
+        FakeLuks luks = new FakeLuks();
+        StateDisk disk = new StateDisk(new StateDiskSettings(dir.resolve("disk.img"), dir.resolve("work"), dir.resolve("state.key"),
+                32768, 4), luks);
+        byte[] boot = disk.formatWithRandomPassphrase();
+        assertTrue(disk.keyCheckValue().orElseThrow().matches(boot));
+        byte[] clusterKey = new byte[32];
+        clusterKey[0] = 42;
+        disk.rekey(boot, clusterKey);
+        KeyCheckValue check = disk.keyCheckValue().orElseThrow();
+        assertTrue(check.matches(clusterKey), "the cluster key's, after re-keying");
+        assertFalse(check.matches(boot), "no longer the boot passphrase's");
+        byte[] oneBitOff = clusterKey.clone();
+        oneBitOff[31] ^= 1;
+        assertFalse(check.matches(oneBitOff));
+        disk.markForReset();
+        assertTrue(disk.keyCheckValue().orElseThrow().matches(clusterKey), "changing the marker keeps the check value");
+        assertFalse(check.toString().contains(check.encoded()), "the value itself never reaches a log line");
+    }
+
+    @Test
+    @DisplayName("a disk formatted before check values has none, and changing its marker writes none: its keys are tested by cryptsetup alone")
+    void diskWithoutCheckValue() throws Exception {
+        FakeLuks luks = new FakeLuks();
+        StateDisk disk = new StateDisk(new StateDiskSettings(dir.resolve("disk.img"), dir.resolve("work"), dir.resolve("state.key"),
+                32768, 4), luks);
+        disk.formatWithRandomPassphrase();
+        luks.dropCheckValue();
+        assertTrue(disk.keyCheckValue().isEmpty());
+        disk.markInitialized();
+        assertTrue(disk.keyCheckValue().isEmpty());
+        assertTrue(disk.isInitialized());
     }
 }

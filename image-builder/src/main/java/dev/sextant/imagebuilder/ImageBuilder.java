@@ -7,6 +7,7 @@ import dev.sextant.measuredboot.predict.PcrPredictor;
 import dev.sextant.measuredboot.predict.Prediction;
 import dev.sextant.measuredboot.predict.UnpredictableUkiException;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -17,10 +18,11 @@ import java.util.Map;
 import java.util.function.Consumer;
 
 /**
- * Builds the node image with mkosi and predicts its PCRs: stages the apt sources and the node
- * software, runs mkosi (output streamed with an {@code mkosi| } prefix), checks that the erofs
- * root fits its partition, and writes {@code measurements.json} (PCRs 4, 9, 11 predicted from the
- * UKI on the ESP; 12, 13, 15 zero). An output whose inputs did not change is reused.
+ * Builds the node image with mkosi and predicts its PCRs: stages the apt sources, the node
+ * software and the EK CA bundle, runs mkosi (output streamed with an {@code mkosi| } prefix), checks
+ * that the erofs root fits its partition, and writes {@code measurements.json} (PCRs 4, 9, 11
+ * predicted from the UKI on the ESP; 12, 13, 15 zero) and a copy of the EK CA bundle. An output
+ * whose inputs did not change is reused.
  */
 public final class ImageBuilder {
     public static final String MEASUREMENTS = "measurements.json";
@@ -48,11 +50,14 @@ public final class ImageBuilder {
         Path pkgmngr = request.workDir().resolve("pkgmngr");
         Path node = request.workDir().resolve("node");
         AptSources.writeTree(pkgmngr, AptSources.forHost(deb822, oneLine));
-        int jars = NodeTree.stage(node, request.node(), request.k3s());
+        EkCaBundle ekCa = request.ekCa();
+        int jars = NodeTree.stage(node, request.node(), request.k3s(), ekCa);
         log.accept(jars == 0 ? "no node software: /opt/sextant stays empty and sextant-node.service idle"
                 : "staged " + jars + " jars into /opt/sextant/lib for " + request.node().orElseThrow().describe());
         log.accept(request.k3s().map(k -> "k3s from " + k + " as /usr/local/bin/k3s")
                 .orElse("no k3s binary: nodes will report \"Kubernetes: not installed\""));
+        log.accept(ekCa.isEmpty() ? "no EK CA (--ek-ca): nodes of this image cannot verify a join service's TPM and will not join"
+                : "EK CA as /" + EkCaBundle.IMAGE_PATH + " (covered by PCR 11 through the verity root hash): " + ekCa.describe());
         MkosiCommand mkosi = new MkosiCommand(request, pkgmngr, node);
         String digest = InputDigest.of(List.of(request.mkosiDir(), pkgmngr, node), mkosi.arguments());
         t = lap(stages, "stage inputs", t);
@@ -77,6 +82,7 @@ public final class ImageBuilder {
         // over a newer one; a reused image keeps its version.
         write(measurements, new VersionedMeasurements(builtAt(request.image()), prediction.measurements()).toJson());
         lap(stages, "predict PCRs", t);
+        recordEkCa(request.outDir().resolve(EkCaBundle.OUT_FILE), ekCa);
         if (!reuse) {
             InputDigest.store(request.outDir(), digest);
         }
@@ -96,6 +102,15 @@ public final class ImageBuilder {
             return predictor.predictImage(image);
         } catch (MalformedImageException | UnpredictableUkiException | IOException e) {
             throw new BuildException("cannot predict the PCRs of " + image + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** Beside the image, which EK CA it holds; no file for an image without one. */
+    private static void recordEkCa(Path file, EkCaBundle ekCa) throws BuildException {
+        if (ekCa.isEmpty()) {
+            deleteIfExists(file);
+        } else {
+            write(file, ekCa.pem().getBytes(StandardCharsets.US_ASCII));
         }
     }
 

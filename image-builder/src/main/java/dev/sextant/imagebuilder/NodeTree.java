@@ -12,9 +12,10 @@ import java.nio.file.attribute.FileTime;
 
 /**
  * The extra tree mkosi copies into the root: {@code /opt/sextant/lib} (the jars),
- * {@code /opt/sextant/bin/<launcher>} per program (sextant-node.service runs sextant-node), and
- * optionally a k3s binary as {@code /usr/local/bin/k3s}. Without node software the tree holds only
- * empty directories and the services' conditions keep them idle.
+ * {@code /opt/sextant/bin/<launcher>} per program (sextant-node.service runs sextant-node),
+ * optionally a k3s binary as {@code /usr/local/bin/k3s}, and the EK CA bundle, if any, as
+ * {@link EkCaBundle#IMAGE_PATH}. Without node software the tree holds only empty directories and the
+ * services' conditions keep them idle.
  */
 public final class NodeTree {
     /**
@@ -44,7 +45,8 @@ public final class NodeTree {
      * (same file name, same bytes) and each launcher names exactly its own jars, so two programs may
      * use different versions of a library. Returns the number of jars staged.
      */
-    public static int stage(Path tree, Optional<NodeSoftware> node, Optional<Path> k3s) throws BuildException {
+    public static int stage(Path tree, Optional<NodeSoftware> node, Optional<Path> k3s, EkCaBundle ekCa)
+            throws BuildException {
         try {
             Files.createDirectories(tree);
             deleteRecursively(tree);
@@ -53,6 +55,11 @@ public final class NodeTree {
             if (k3s.isPresent()) {
                 Path target = Files.createDirectories(tree.resolve("usr/local/bin")).resolve("k3s");
                 executable(Files.copy(k3s.get(), target));
+            }
+            if (!ekCa.isEmpty()) {
+                Path bundle = tree.resolve(EkCaBundle.IMAGE_PATH);
+                Files.createDirectories(bundle.getParent());
+                Files.setLastModifiedTime(Files.writeString(bundle, ekCa.pem()), FileTime.fromMillis(0));
             }
             if (node.isEmpty()) {
                 return 0;

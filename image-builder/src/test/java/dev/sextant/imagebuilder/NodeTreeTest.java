@@ -24,7 +24,7 @@ class NodeTreeTest {
     void stagesJarsAndLauncher() throws Exception {
         Path jar = jar(dir.resolve("a.jar"), "jar");
         Path tree = dir.resolve("tree");
-        int staged = NodeTree.stage(tree, Optional.of(new NodeSoftware(List.of(jar), "dev.sextant.nodeboot.Application")), Optional.empty());
+        int staged = NodeTree.stage(tree, Optional.of(new NodeSoftware(List.of(jar), "dev.sextant.nodeboot.Application")), Optional.empty(), EkCaBundle.NONE);
         assertEquals(1, staged);
         assertTrue(Files.isRegularFile(tree.resolve("opt/sextant/lib/a.jar")));
         Path launcher = tree.resolve("opt/sextant/bin/sextant-node");
@@ -36,7 +36,7 @@ class NodeTreeTest {
     @DisplayName("maps the class-data-sharing archive of its program, unless the training run points SEXTANT_JAVA_CDS elsewhere")
     void launcherMapsItsArchive() throws Exception {
         Path tree = dir.resolve("tree");
-        NodeTree.stage(tree, Optional.of(new NodeSoftware(List.of(jar(dir.resolve("a.jar"), "a")), "a.B")), Optional.empty());
+        NodeTree.stage(tree, Optional.of(new NodeSoftware(List.of(jar(dir.resolve("a.jar"), "a")), "a.B")), Optional.empty(), EkCaBundle.NONE);
         assertTrue(Files.readString(tree.resolve("opt/sextant/bin/sextant-node"))
                 .contains(" ${SEXTANT_JAVA_CDS:--XX:SharedArchiveFile=/opt/sextant/cds/sextant-node.jsa} -cp "));
     }
@@ -47,7 +47,7 @@ class NodeTreeTest {
         Path signed = jar(dir.resolve("bcprov.jar"), "x", "META-INF/BC.SF", "META-INF/BC.RSA", "META-INF/SIG-X",
                 "META-INF/services/java.security.Provider", "org/bouncycastle/P.class");
         Path tree = dir.resolve("tree");
-        NodeTree.stage(tree, Optional.of(new NodeSoftware(List.of(signed), "a.B")), Optional.empty());
+        NodeTree.stage(tree, Optional.of(new NodeSoftware(List.of(signed), "a.B")), Optional.empty(), EkCaBundle.NONE);
         Path shipped = tree.resolve("opt/sextant/lib/bcprov.jar");
         try (java.util.jar.JarFile file = new java.util.jar.JarFile(shipped.toFile())) {
             assertEquals(List.of("META-INF/MANIFEST.MF", "META-INF/services/java.security.Provider", "org/bouncycastle/P.class"),
@@ -80,7 +80,7 @@ class NodeTreeTest {
         Path tree = dir.resolve("tree");
         int staged = NodeTree.stage(tree, Optional.of(new NodeSoftware(List.of(
                 new NodeSoftware.Program("sextant-node", "n.Main", List.of(a, shared)),
-                new NodeSoftware.Program("sextant-kms", "k.Main", List.of(b, shared))))), Optional.empty());
+                new NodeSoftware.Program("sextant-kms", "k.Main", List.of(b, shared))))), Optional.empty(), EkCaBundle.NONE);
         assertEquals(3, staged);
         assertTrue(Files.readString(tree.resolve("opt/sextant/bin/sextant-kms"))
                 .contains("-cp '/opt/sextant/lib/b.jar:/opt/sextant/lib/shared.jar' k.Main"));
@@ -95,7 +95,7 @@ class NodeTreeTest {
                 new NodeSoftware.Program("sextant-node", "n.Main", List.of(one)),
                 new NodeSoftware.Program("sextant-kms", "k.Main", List.of(two))));
         BuildException e = assertThrows(BuildException.class,
-                () -> NodeTree.stage(dir.resolve("tree"), Optional.of(software), Optional.empty()));
+                () -> NodeTree.stage(dir.resolve("tree"), Optional.of(software), Optional.empty(), EkCaBundle.NONE));
         assertTrue(e.getMessage().contains("two different jars named lib.jar"), e.getMessage());
     }
 
@@ -104,7 +104,7 @@ class NodeTreeTest {
     void shipsK3s() throws Exception {
         Path k3s = Files.writeString(dir.resolve("k3s"), "#!/bin/sh\n");
         Path tree = dir.resolve("tree");
-        NodeTree.stage(tree, Optional.empty(), Optional.of(k3s));
+        NodeTree.stage(tree, Optional.empty(), Optional.of(k3s), EkCaBundle.NONE);
         assertTrue(Files.isExecutable(tree.resolve("usr/local/bin/k3s")));
     }
 
@@ -113,8 +113,8 @@ class NodeTreeTest {
     void restagesEmpty() throws Exception {
         Path jar = jar(dir.resolve("a.jar"), "jar");
         Path tree = dir.resolve("tree");
-        NodeTree.stage(tree, Optional.of(new NodeSoftware(List.of(jar), "a.B")), Optional.empty());
-        assertEquals(0, NodeTree.stage(tree, Optional.empty(), Optional.empty()));
+        NodeTree.stage(tree, Optional.of(new NodeSoftware(List.of(jar), "a.B")), Optional.empty(), EkCaBundle.NONE);
+        assertEquals(0, NodeTree.stage(tree, Optional.empty(), Optional.empty(), EkCaBundle.NONE));
         assertFalse(Files.exists(tree.resolve("opt/sextant/bin/sextant-node")));
         assertTrue(Files.isDirectory(tree.resolve("opt/sextant/lib")));
     }
@@ -125,12 +125,12 @@ class NodeTreeTest {
         Path jar = jar(dir.resolve("a.jar"), "jar");
         Path tree = dir.resolve("tree");
         NodeSoftware node = new NodeSoftware(List.of(jar), "a.B");
-        NodeTree.stage(tree, Optional.of(node), Optional.empty());
+        NodeTree.stage(tree, Optional.of(node), Optional.empty(), EkCaBundle.NONE);
         String first = InputDigest.of(List.of(tree), List.of("mkosi", "build"));
-        NodeTree.stage(tree, Optional.of(node), Optional.empty());
+        NodeTree.stage(tree, Optional.of(node), Optional.empty(), EkCaBundle.NONE);
         assertEquals(first, InputDigest.of(List.of(tree), List.of("mkosi", "build")));
         jar(jar, "jar2");
-        NodeTree.stage(tree, Optional.of(node), Optional.empty());
+        NodeTree.stage(tree, Optional.of(node), Optional.empty(), EkCaBundle.NONE);
         assertNotEquals(first, InputDigest.of(List.of(tree), List.of("mkosi", "build")));
     }
 

@@ -4,6 +4,7 @@ import dev.sextant.attestation.Variant;
 import dev.sextant.attestation.policy.ExpectedValue;
 import dev.sextant.attestation.policy.Measurements;
 import dev.sextant.attestation.policy.MeasurementsFile;
+import dev.sextant.attestation.policy.VersionedMeasurements;
 import dev.sextant.attestation.testkit.ScratchDirs;
 import dev.sextant.joinapi.binding.InMemoryBindingStoreDouble;
 import dev.sextant.serviceconfig.JoinServiceConfig;
@@ -50,6 +51,8 @@ public final class TestCluster implements AutoCloseable {
     public final Path measurements;
     public final Path measurementsPublicKey;
     public final Path ekCa;
+    private final Measurements measurementSet;
+    private final String signingKeyPem;
 
     public TestCluster() {
         try {
@@ -71,15 +74,23 @@ public final class TestCluster implements AutoCloseable {
             for (int pcr : new int[]{4, 9, 11, 12, 13, 15}) {
                 pcrs.put(pcr, new ExpectedValue(random(32), false));
             }
-            Files.write(measurements, new Measurements(Variant.QEMU_VTPM, pcrs).toJson());
+            measurementSet = new Measurements(Variant.QEMU_VTPM, pcrs);
+            Files.write(measurements, measurementSet.toJson());
             KeyPair signing = KeyPairGenerator.getInstance("Ed25519").generateKeyPair();
-            MeasurementsFile.sign(measurements, pem(signing.getPrivate()));
+            signingKeyPem = pem(signing.getPrivate());
+            MeasurementsFile.sign(measurements, signingKeyPem);
             measurementsPublicKey = Files.writeString(dir.resolve("join-measurements.pub"), pem(signing.getPublic()));
             ekCa = Files.writeString(dir.resolve("join-ek-ca.pem"), pem(selfSigned(Csrs.ecKey(), "CN=test EK CA")));
             kms = new FakeKeyService();
         } catch (Exception e) {
             throw new IllegalStateException("setting up the test cluster", e);
         }
+    }
+
+    /** The operator publishes the same measurements as {@code version}, signed with the cluster's key. */
+    public void publishMeasurements(long version) throws Exception {
+        Files.write(measurements, new VersionedMeasurements(version, measurementSet).toJson());
+        MeasurementsFile.sign(measurements, signingKeyPem);
     }
 
     public Map<String, String> properties() {

@@ -5,6 +5,7 @@ import dev.sextant.cli.failure.CliFailure;
 import dev.sextant.cli.input.PemKeys;
 import dev.sextant.imagebuilder.BuildRequest;
 import dev.sextant.imagebuilder.BuildResult;
+import dev.sextant.imagebuilder.EkCaBundle;
 import dev.sextant.imagebuilder.ImageBuilder;
 import dev.sextant.imagebuilder.NodeBootJars;
 import dev.sextant.imagebuilder.NodeSoftware;
@@ -25,8 +26,9 @@ import java.util.concurrent.Callable;
 import java.util.stream.Stream;
 
 @Command(name = "build",
-        footer = "  sextant image build --out out/image --signing-key keys/measurements-key.pem",
-        description = {"Build the node image with mkosi (UKI, erofs root under dm-verity) shipping the node software,",
+        footer = "  sextant image build --out out/image --ek-ca ca/ca-cert.pem --signing-key keys/measurements-key.pem",
+        description = {"Build the node image with mkosi (UKI, erofs root under dm-verity) shipping the node software",
+                "and the EK CA its nodes verify their join service's TPM against (--ek-ca; PCR 11 covers it),",
                 "then write DIR/measurements.json with the PCRs predicted from the image",
                 "(and DIR/measurements.json.sig with --signing-key)."})
 public final class BuildCommand implements Callable<Integer> {
@@ -51,6 +53,10 @@ public final class BuildCommand implements Callable<Integer> {
     @Option(names = "--k3s", paramLabel = "FILE", description = "ship this k3s binary as /usr/local/bin/k3s (without it nodes report \"Kubernetes: not installed\")")
     Path k3s;
 
+    @Option(names = "--ek-ca", paramLabel = "PEM", description = {"EK CA certificate(s) the nodes verify their join service's TPM against (repeatable),",
+            "shipped as /usr/share/sextant/ek-ca.pem; without one the nodes join no cluster"})
+    List<Path> ekCas = List.of();
+
     @Option(names = "--force", description = "rebuild even when the inputs did not change")
     boolean force;
 
@@ -63,9 +69,10 @@ public final class BuildCommand implements Callable<Integer> {
         // Checked before the build, which takes minutes, rather than after it.
         String signingKeyPem = signingKey == null ? null : PemKeys.privateKey("--signing-key", signingKey,
                 "pass the measurements-key.pem that `sextant measurements keygen` wrote");
+        EkCaBundle ekCa = EkCaBundle.read(ekCas);
         Path root = repoRoot();
         BuildRequest request = BuildRequest.forRepo(root, out, Optional.of(nodeSoftware(root, stdout)))
-                .withMkosiArgs(mkosiArgs, force).withK3s(Optional.ofNullable(k3s));
+                .withMkosiArgs(mkosiArgs, force).withK3s(Optional.ofNullable(k3s)).withEkCa(ekCa);
         // -ff makes mkosi drop its cache first: as cold as an empty cache directory.
         boolean coldCache = isEmpty(request.cacheDir()) || mkosiArgs.contains("-ff");
         BuildResult result = new ImageBuilder(line -> { stdout.println(line); stdout.flush(); }).build(request);

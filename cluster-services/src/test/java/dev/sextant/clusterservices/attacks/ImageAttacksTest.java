@@ -23,7 +23,7 @@ class ImageAttacksTest {
         ServicesConfig c = TestServices.fixed();
         return new ServicesConfig(c.joinServiceImage(), image, c.measurementsJson(), c.measurementsSignature(),
                 c.measurementsPublicKeyPem(), c.ekCaPem(), c.masterSecret(), c.salt(), c.measurementSalt(),
-                c.apiServerEndpoint(), c.joinNodePort(), c.initNode());
+                c.apiServerEndpoint(), c.joinNodePort(), c.initNode(), c.etcd());
     }
 
     @Test

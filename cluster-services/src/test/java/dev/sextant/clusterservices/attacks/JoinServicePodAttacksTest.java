@@ -98,6 +98,28 @@ class JoinServicePodAttacksTest {
     }
 
     @Test
+    @DisplayName("the KMS container reaching the join service's etcd client key (and through etcd every binding and Kubernetes' whole state): refused, only the join container mounts the Secret, and the KMS has no other volume that holds it")
+    void kmsReachingEtcdClientKey() {
+        String etcdVolume = pod.getVolumes().stream().filter(v -> v.getSecret() != null
+                && ClusterServices.ETCD_CLIENT_SECRET.equals(v.getSecret().getSecretName())).findFirst().orElseThrow().getName();
+        V1Container kms = ClusterServices.container(pod.getContainers(), ClusterServices.KMS_CONTAINER);
+        V1Container join = ClusterServices.container(pod.getContainers(), ClusterServices.JOIN_CONTAINER);
+        assertTrue(kms.getVolumeMounts().stream().noneMatch(m -> m.getName().equals(etcdVolume)), "the KMS does not mount it");
+        assertTrue(join.getVolumeMounts().stream().anyMatch(m -> m.getName().equals(etcdVolume)), "the join service does");
+        assertTrue(kms.getEnvFrom() == null || kms.getEnvFrom().isEmpty(), "no Secret as environment either");
+        assertTrue(kms.getEnv().stream().noneMatch(e -> e.getValueFrom() != null && e.getValueFrom().getSecretKeyRef() != null));
+        assertTrue(pod.getVolumes().stream().filter(v -> v.getProjected() != null).flatMap(v -> v.getProjected().getSources().stream())
+                .noneMatch(source -> source.getSecret() != null), "no projected volume carries a Secret");
+    }
+
+    @Test
+    @DisplayName("the join service's pod on the host network (the KMS's loopback-only port opened to every process on the node, the NetworkPolicy bypassed) to reach etcd on 127.0.0.1: refused, it reaches the member at the node's address")
+    void hostNetworkForEtcd() throws IOException {
+        assertTrue(pod.getHostNetwork() == null || !pod.getHostNetwork());
+        assertEquals(List.of("https://${SEXTANT_NODE_IP}:2379"), renderedJoinProperties().etcd().endpoints());
+    }
+
+    @Test
     @DisplayName("a join service without a TPM (no quote in its handshake, so every joining node would refuse it, or be configured to skip verification): refused, its rendered configuration names the host's TPM")
     void joinServiceWithoutTpm() throws IOException {
         JoinServiceConfig.Atls atls = renderedJoinProperties().atls();

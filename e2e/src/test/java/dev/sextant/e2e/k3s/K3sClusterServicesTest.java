@@ -15,12 +15,15 @@ import dev.sextant.attestation.testkit.SoftwareTpmOptions;
 import dev.sextant.attestation.testkit.TestPki;
 import dev.sextant.clusterservices.ClusterServices;
 import dev.sextant.clusterservices.ClusterServicesApplier;
+import dev.sextant.clusterservices.EtcdClientCredential;
 import dev.sextant.clusterservices.InitNodeBinding;
 import dev.sextant.clusterservices.ServicesConfig;
 import dev.sextant.clusterservices.upgrade.RolloutSleeper;
 import dev.sextant.clusterservices.upgrade.ServicesUpgrade;
 import dev.sextant.clusterservices.upgrade.UpgradeOutcome;
 import dev.sextant.clusterservices.upgrade.UpgradeRequest;
+import dev.sextant.etcd.pki.EtcdCa;
+import dev.sextant.etcd.pki.EtcdCredential;
 import dev.sextant.proto.v1.IssueJoinTicketRequest;
 import dev.sextant.proto.v1.IssueJoinTicketResponse;
 import dev.sextant.proto.v1.JoinServiceGrpc;
@@ -251,7 +254,19 @@ class K3sClusterServicesTest {
                 Files.readAllBytes(MeasurementsFile.signatureFile(measurements)), Files.readString(dir.resolve("measurements.pub")),
                 pem(ekCa.caCertificate()), Files.readAllBytes(dir.resolve("mastersecret")), Files.readAllBytes(dir.resolve("salt")),
                 Files.readAllBytes(dir.resolve("measurementSalt")), k3s.getHost() + ":" + k3s.getMappedPort(6443), JOIN_NODE_PORT,
-                INIT_NODE);
+                INIT_NODE, etcdClient());
+    }
+
+    /**
+     * A join service etcd client certificate of a CA of its own: no etcd member runs beside this k3s, so the
+     * join service's init-node claim finds no store to answer it.
+     */
+    private static EtcdClientCredential etcdClient() throws Exception {
+        EtcdCa ca = new EtcdCa(random(32), new SecureRandom());
+        EtcdCredential client = ca.issueClient("join-service", java.time.Instant.now(), EtcdCa.DEFAULT_VALIDITY);
+        return new EtcdClientCredential(2379, pem(ca.certificate()), pem(client.certificate()),
+                pem(new org.bouncycastle.openssl.jcajce.JcaPKCS8Generator(client.privateKey(), null))
+                        .getBytes(java.nio.charset.StandardCharsets.US_ASCII));
     }
 
     /** Imports the image into k3s's containerd and returns it by digest, as the services require. */

@@ -77,6 +77,11 @@ class MiniClusterTest {
     private Path repo;
     /** -Dsextant.image.dir: boot that image as built (--no-build); else mini up builds or reuses out/image. */
     private final String imageDir = System.getProperty("sextant.image.dir", "");
+    /**
+     * -Dsextant.image.ek-ca-dir: the EK CA (ca-cert.pem, ca-key.pem) that image was built with
+     * ({@code --ek-ca}), made this cluster's CA, so its workers can verify their join service.
+     */
+    private final String imageEkCaDir = System.getProperty("sextant.image.ek-ca-dir", "");
     private Path dir;
     private Path logs;
     private Path clusterPolicy;
@@ -104,6 +109,20 @@ class MiniClusterTest {
         assumeTrue(missing.isEmpty(), () -> "missing: " + missing);
         dir = repo.resolve("e2e/target/mini-" + ProcessHandle.current().pid());
         logs = Files.createDirectories(repo.resolve("e2e/target/mini-logs"));
+        if (!imageDir.isBlank() && !imageEkCaDir.isBlank()) {
+            adoptImageEkCa(Path.of(imageEkCaDir));
+        }
+    }
+
+    /** mini up keeps a CA it finds in its directory: the given image's, in mini's layout and modes. */
+    private void adoptImageEkCa(Path from) throws IOException {
+        Path ca = Files.createDirectories(dir.resolve("ca"));
+        Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwx------"));
+        Files.setPosixFilePermissions(ca, PosixFilePermissions.fromString("rwx------"));
+        for (String file : List.of("ca-key.pem", "ca-cert.pem")) {
+            Files.copy(from.resolve(file), ca.resolve(file));
+        }
+        Files.setPosixFilePermissions(ca.resolve("ca-key.pem"), PosixFilePermissions.fromString("rw-------"));
     }
 
     @BeforeEach

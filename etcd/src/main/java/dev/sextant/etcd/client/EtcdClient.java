@@ -60,6 +60,29 @@ public final class EtcdClient implements AutoCloseable {
         return response.getKvsCount() == 0 ? Optional.empty() : Optional.of(text(response.getKvs(0).getValue()));
     }
 
+    /** The value at {@code key} with its modification revision; empty when the key is absent. */
+    public Optional<Versioned> getVersioned(String key) {
+        RangeResponse response = channels.call("get", c -> kv(c).range(RangeRequest.newBuilder().setKey(bytes(key)).build()));
+        if (response.getKvsCount() == 0) {
+            return Optional.empty();
+        }
+        KeyValue kv = response.getKvs(0);
+        return Optional.of(new Versioned(text(kv.getValue()), kv.getModRevision()));
+    }
+
+    /**
+     * Writes {@code value} at {@code key} only if the key was last modified at {@code modRevision} (0: only if
+     * it is absent), in one transaction: a compare-and-swap. False when another writer came first.
+     */
+    public boolean putIfUnmodified(String key, String value, long modRevision) {
+        TxnRequest txn = TxnRequest.newBuilder()
+                .addCompare(Compare.newBuilder().setKey(bytes(key)).setTarget(Compare.CompareTarget.MOD)
+                        .setResult(Compare.CompareResult.EQUAL).setModRevision(modRevision))
+                .addSuccess(RequestOp.newBuilder().setRequestPut(PutRequest.newBuilder().setKey(bytes(key)).setValue(bytes(value))))
+                .build();
+        return channels.call("compare-and-put", c -> kv(c).txn(txn)).getSucceeded();
+    }
+
     /** Writes {@code value} at {@code key}; returns the store's revision after the write. */
     public long put(String key, String value) {
         return channels.call("put", c -> kv(c).put(PutRequest.newBuilder().setKey(bytes(key)).setValue(bytes(value)).build()))

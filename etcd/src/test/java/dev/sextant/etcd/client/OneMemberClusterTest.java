@@ -1,6 +1,7 @@
 package dev.sextant.etcd.client;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -67,6 +68,19 @@ class OneMemberClusterTest {
         client.put(V1 + "measurements/floor", "3");
         assertEquals(Optional.of("3"), client.get(V1 + "measurements/floor"));
         assertEquals(Optional.empty(), client.get(V1 + "measurements/none"));
+    }
+
+    @Test
+    @DisplayName("a compare-and-put writes only over the revision it read: absent (0) first, then the value's own revision; a stale revision writes nothing")
+    void compareAndPut() {
+        String key = "/test/cas";
+        assertTrue(client.putIfUnmodified(key, "1", 0));
+        assertFalse(client.putIfUnmodified(key, "2", 0), "the key exists now");
+        Versioned one = client.getVersioned(key).orElseThrow();
+        assertEquals("1", one.value());
+        assertTrue(client.putIfUnmodified(key, "2", one.modRevision()));
+        assertFalse(client.putIfUnmodified(key, "3", one.modRevision()), "a stale revision");
+        assertEquals("2", client.get(key).orElseThrow());
     }
 
     @Test

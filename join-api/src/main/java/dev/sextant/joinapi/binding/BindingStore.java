@@ -6,8 +6,8 @@ import java.util.Optional;
 import java.util.OptionalLong;
 
 /**
- * Where bindings live: write-once keys (docs/cluster-store.md), written several at a time in one
- * transaction. The join service never deletes one: a bind is not a key release, and removing one after
+ * Where bindings live, with what else the join service must not forget (the measurements floor):
+ * write-once keys (docs/cluster-store.md), written several at a time in one transaction. The join service never deletes one: a bind is not a key release, and removing one after
  * a later failure could let another machine take a UUID whose owner is retrying concurrently.
  *
  * <p>An interface because two implementations exist: {@link EtcdBindingStore}, the cluster store every
@@ -51,6 +51,13 @@ public interface BindingStore {
 
     /** The control planes admitted so far and the revision they were counted at. One round trip. */
     Admitted controlPlanes() throws Refusal;
+
+    /**
+     * Raises the measurements floor ({@code measurements/floor}) to {@code version} unless it is higher
+     * already, never lowering it, whoever writes at the same time; returns the floor after the call: equal
+     * to {@code version}, or higher (then nothing was written). One round trip to read, one to raise.
+     */
+    long raiseMeasurementsFloor(long version) throws Refusal;
 
     /** Round trips to the store so far (every attempt at every member), for tests and benchmarks. */
     long roundTrips();

@@ -3,7 +3,9 @@ package dev.sextant.joinapi.binding;
 import dev.sextant.etcd.client.CreateAllResult;
 import dev.sextant.etcd.client.PrefixCount;
 import dev.sextant.etcd.client.PrefixUnchangedSince;
+import dev.sextant.etcd.client.Versioned;
 import dev.sextant.grpcsupport.Refusal;
+import dev.sextant.joinapi.refusal.JoinRefusal;
 import dev.sextant.joinapi.binding.BindingStore.NoneCreated;
 import dev.sextant.joinapi.clusterstore.EtcdConnection;
 import jakarta.inject.Singleton;
@@ -20,6 +22,9 @@ import java.util.OptionalLong;
  */
 @Singleton
 public class EtcdBindingStore implements BindingStore {
+    static final String MEASUREMENTS_FLOOR = BindingKey.ROOT + "measurements/floor";
+    /** Only another join service raising the floor at the same moment makes a compare-and-put lose. */
+    private static final int FLOOR_ATTEMPTS = 5;
     private final EtcdConnection etcd;
 
     public EtcdBindingStore(EtcdConnection etcd) {
@@ -55,6 +60,29 @@ public class EtcdBindingStore implements BindingStore {
     public Admitted controlPlanes() throws Refusal {
         PrefixCount count = etcd.call(c -> c.count(BindingKey.ROOT + BindingKey.CONTROL_PLANES));
         return new Admitted(count.count(), count.revision());
+    }
+
+    @Override
+    public long raiseMeasurementsFloor(long version) throws Refusal {
+        for (int attempt = 0; attempt < FLOOR_ATTEMPTS; attempt++) {
+            Optional<Versioned> floor = etcd.call(c -> c.getVersioned(MEASUREMENTS_FLOOR));
+            long current = floor.map(f -> version(f.value())).orElse(-1L);
+            if (current >= version) {
+                return current;
+            }
+            if (etcd.call(c -> c.putIfUnmodified(MEASUREMENTS_FLOOR, Long.toString(version), floor.map(Versioned::modRevision).orElse(0L)))) {
+                return version;
+            }
+        }
+        throw new Refusal(JoinRefusal.CLUSTER_STORE_UNAVAILABLE, "the measurements floor kept changing in the cluster store; retry later");
+    }
+
+    private static long version(String value) {
+        try {
+            return Long.parseLong(value);
+        } catch (NumberFormatException e) {
+            throw new IllegalStateException(MEASUREMENTS_FLOOR + " in etcd is not a version number", e);
+        }
     }
 
     @Override

@@ -7,6 +7,7 @@ import dev.sextant.atls.AtlsServers;
 import dev.sextant.atls.ClientVerification;
 import dev.sextant.atls.HandshakeLimits;
 import dev.sextant.atls.OwnAttestation;
+import dev.sextant.grpcsupport.ConnectionLimits;
 import dev.sextant.joinapi.measurements.ReloadingVerifier;
 import dev.sextant.serviceconfig.JoinServiceConfig;
 import io.grpc.ServerBuilder;
@@ -51,6 +52,7 @@ public class AtlsServerSetup implements BeanCreatedEventListener<ServerBuilder<?
             // Flood limits: every handshake costs a quote (mutual) and a verification, before the caller proved anything.
             OwnAttestation own = serverAttester.map(OwnAttestation::by).orElse(OwnAttestation.none());
             AtlsServers.secure(netty, AtlsContexts.server(own, ClientVerification.by(verifier), ecdsa), HandshakeLimits.defaults());
+            ConnectionLimits.defaults().applyTo(netty);
         } catch (SSLException e) {
             throw new IllegalStateException("cannot build the aTLS server context: " + e.getMessage(), e);
         }

@@ -43,6 +43,11 @@ public enum JoinRefusal implements Refusal.Reason {
     ETCD_LEARNER_PENDING(Status.Code.UNAVAILABLE),
     /** The peer URL is that of another started etcd member: a node cannot join under another's member. */
     ETCD_PEER_URL_TAKEN(Status.Code.ALREADY_EXISTS),
+    /**
+     * The join service's measurement set is older than one the cluster accepted before (the floor in etcd):
+     * no ticket until the operator's newer set is in force again; a retry at this service does not help.
+     */
+    MEASUREMENTS_BELOW_FLOOR(Status.Code.FAILED_PRECONDITION),
     /** etcd did not answer, or the bindings kept changing under a join: the node retries. */
     CLUSTER_STORE_UNAVAILABLE(Status.Code.UNAVAILABLE),
     KMS_UNAVAILABLE(Status.Code.UNAVAILABLE),

@@ -10,6 +10,7 @@ import dev.sextant.joinapi.binding.MachineClaim;
 import dev.sextant.joinapi.controlplane.ControlPlaneAdmission;
 import dev.sextant.joinapi.keyservice.JoinKeys;
 import dev.sextant.joinapi.keyservice.KeyServiceClient;
+import dev.sextant.joinapi.measurements.MeasurementsFloor;
 import dev.sextant.joinapi.plan.KubernetesJoinPlan;
 import dev.sextant.joinapi.refusal.JoinRefusal;
 import dev.sextant.keys.KeyDerivation;
@@ -26,7 +27,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Issues join and rejoin tickets to an attested machine (its AK name). The order is what keeps
  * failures clean: all input checks first (the Kubernetes plan's and a control plane's etcd member
- * too, and whether this service can admit a control plane at all); then the KMS keys (nothing
+ * too, and whether this service can admit a control plane at all), and the measurement set in force
+ * against the cluster's floor; then the KMS keys (nothing
  * written yet, so a KMS outage leaves nothing behind); then the bindings, one transaction (the only
  * state that outlives a later failure, and only ever in favour of this AK; a refused claim writes
  * none of them, one whose answer etcd lost all or none); then a control plane's etcd learner, named
@@ -45,10 +47,12 @@ public class TicketIssuer {
     private final ClusterInfo cluster;
     private final MemberCertifier certifier;
     private final ControlPlaneAdmission controlPlanes;
+    private final MeasurementsFloor floor;
 
     public TicketIssuer(KeyServiceClient kms, Bindings bindings, KubernetesJoinPlan kubernetes, ClusterInfo cluster,
-                        MemberCertifier certifier, ControlPlaneAdmission controlPlanes) {
+                        MemberCertifier certifier, ControlPlaneAdmission controlPlanes, MeasurementsFloor floor) {
         this.kms = kms;
+        this.floor = floor;
         this.controlPlanes = controlPlanes;
         this.certifier = certifier;
         this.bindings = bindings;
@@ -62,6 +66,7 @@ public class TicketIssuer {
         Optional<byte[]> memberKey = InputChecks.discoveryPublicKey(request.getDiscoveryPublicKey());
         KubernetesJoinPlan.Checked plan = kubernetes.check(request, nodeName);
         Optional<ControlPlaneAdmission.Candidate> controlPlane = controlPlanes.check(request, nodeName);
+        floor.admitSetInForce();
         try {
             JoinKeys keys = kms.joinKeys(uuid);
             bindings.claim(MachineClaim.joining(akName, request.getControlPlane(), uuid, nodeName));
@@ -93,6 +98,7 @@ public class TicketIssuer {
 
     public IssueRejoinTicketResponse rejoin(IssueRejoinTicketRequest request, byte[] akName) throws Refusal {
         String uuid = InputChecks.diskUuid(request.getDiskUuid());
+        floor.admitSetInForce();
         // A rebooted node presents the same AK (re-derived from the same primary seed), so only the
         // machine that owns this disk (it joined with it, or it is the init node) gets its key back.
         if (!bindings.ownsDisk(akName, uuid)) {

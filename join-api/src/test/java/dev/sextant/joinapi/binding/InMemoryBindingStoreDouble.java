@@ -32,6 +32,7 @@ public class InMemoryBindingStoreDouble implements BindingStore {
     private long revision = 1;
     private long roundTrips;
     private boolean down;
+    private long measurementsFloor = -1;
 
     @Override
     public synchronized CreateOutcome createAll(Map<BindingKey, String> bindings, OptionalLong controlPlanesUnchangedSince)
@@ -62,6 +63,13 @@ public class InMemoryBindingStoreDouble implements BindingStore {
     public synchronized Admitted controlPlanes() throws Refusal {
         answer();
         return new Admitted(controlPlaneKeys().size(), revision);
+    }
+
+    @Override
+    public synchronized long raiseMeasurementsFloor(long version) throws Refusal {
+        answer();
+        measurementsFloor = Math.max(measurementsFloor, version);
+        return measurementsFloor;
     }
 
     @Override

@@ -6,6 +6,7 @@ import dev.sextant.housekeeping.volumes.DataVolumes;
 import dev.sextant.housekeeping.discovery.DiscoveryResume;
 import dev.sextant.nodeboot.deploy.DeployedServices;
 import dev.sextant.nodeboot.deploy.EtcdStanding;
+import dev.sextant.nodeboot.deploy.KubernetesDatastore;
 import dev.sextant.nodeboot.failure.FailureHandler;
 import dev.sextant.nodeboot.kubernetes.DriverResult;
 import dev.sextant.nodeboot.kubernetes.KubernetesDriver;
@@ -28,10 +29,10 @@ import java.util.function.BiConsumer;
 /**
  * The one way a node becomes (or becomes again) a cluster member, whatever produced its
  * {@link Membership}: the node lock and PCR 15, the state disk (re-keyed on a first membership,
- * already opened at boot otherwise: {@link MemberDisk}), the control plane's data volume,
- * Kubernetes, the cluster services ({@link ServicesStep}), discovery. Everything after the lock
- * that fails is fatal and goes to the {@link FailureHandler} (which resets the disk only if this
- * boot formatted it).
+ * already opened at boot otherwise: {@link MemberDisk}), the control plane's data volume, the
+ * cluster's etcd member where Kubernetes keeps its state in it, Kubernetes, the cluster services
+ * ({@link ServicesStep}), discovery. Everything after the lock that fails is fatal and goes to the
+ * {@link FailureHandler} (which resets the disk only if this boot formatted it).
  */
 @Singleton
 public final class BringUp {
@@ -102,7 +103,9 @@ public final class BringUp {
                 state = disk.save(state.withDataVolumeKeys(volumeKeys));
             }
         }
-        DriverResult started = startKubernetes(m);
+        Optional<KubernetesDatastore> datastore = services.beforeKubernetes(m, kubernetes.installed());
+        datastore.ifPresent(etcd -> progress.accept("etcd", etcd.summary()));
+        DriverResult started = startKubernetes(m, datastore);
         progress.accept("kubernetes", started.describe());
         if (started instanceof DriverResult.Failed failed) {
             throw new StepFailed(failed.message());
@@ -116,7 +119,8 @@ public final class BringUp {
         }
         LOG.info("Bring-up via {} done: {} since {}", m.via().label(), m.role(), state.since());
         return new BringUpOutcome.Bootstrapped(m.role(), started, m.via(), state.since(), kubeconfig,
-                deployed.map(DeployedServices::etcd).orElse(EtcdStanding.NONE));
+                deployed.map(DeployedServices::etcd).or(() -> datastore.map(KubernetesDatastore::standing))
+                        .orElse(EtcdStanding.NONE));
     }
 
     private Optional<String> mountDataVolume(Membership m, Map<String, String> remembered) throws InterruptedException {
@@ -142,10 +146,10 @@ public final class BringUp {
         return new KeyDerivation(stateDiskKey, DATA_VOLUME_LABEL).dataKey(luksUuid, KeyDerivation.KEY_BYTES);
     }
 
-    private DriverResult startKubernetes(Membership m) throws InterruptedException {
+    private DriverResult startKubernetes(Membership m, Optional<KubernetesDatastore> datastore) throws InterruptedException {
         KubernetesPlan plan = m.kubernetes();
         if (plan instanceof KubernetesPlan.Init init) {
-            return kubernetes.initCluster(init.cluster());
+            return kubernetes.initCluster(datastore.map(d -> init.cluster().withDatastore(d.etcd())).orElse(init.cluster()));
         }
         if (plan instanceof KubernetesPlan.Join join) {
             return kubernetes.joinCluster(join.join());

@@ -3,6 +3,7 @@ package dev.sextant.nodeboot.bringup;
 import dev.sextant.clusterservices.InitNodeBinding;
 import dev.sextant.nodeboot.deploy.ClusterServicesException;
 import dev.sextant.nodeboot.deploy.DeployedServices;
+import dev.sextant.nodeboot.deploy.KubernetesDatastore;
 import dev.sextant.nodeboot.deploy.KubernetesServices;
 import dev.sextant.nodeboot.deploy.NodeLocalServices;
 import dev.sextant.nodeboot.deploy.ServicesInput;
@@ -19,8 +20,9 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * What a bring-up does with the cluster's own services (KMS, join service, and without Kubernetes the
- * cluster's etcd member): deploy them at init, as Kubernetes workloads when Kubernetes started and as
+ * What a bring-up does with the cluster's own services (KMS, join service, and the cluster's etcd member):
+ * start the member before Kubernetes, which keeps its state there, on a control plane where Kubernetes
+ * runs; deploy them at init, as Kubernetes workloads when Kubernetes started and as
  * units of this node otherwise, with the init node's bindings claimed before the join service serves
  * anyone; start them as units of a control plane that joins without Kubernetes; start the node's units
  * again after a reboot; or nothing.
@@ -37,6 +39,30 @@ public final class ServicesStep {
         this.nodeLocal = nodeLocal;
         this.kubernetes = kubernetes;
         this.akName = akName;
+    }
+
+    /**
+     * Before Kubernetes starts on a control plane where it runs: this node's etcd member, which Kubernetes
+     * keeps its state in (at init, and again after a reboot of the first server); empty otherwise. A control
+     * plane whose services are units of the node starts its member with them ({@link #run}).
+     */
+    Optional<KubernetesDatastore> beforeKubernetes(Membership m, boolean kubernetesInstalled)
+            throws StepFailed, InterruptedException {
+        if (!kubernetesInstalled) {
+            return Optional.empty();
+        }
+        try {
+            if (m.services() instanceof ServicesPlan.Deploy deploy) {
+                return Optional.of(kubernetes.startEtcd(deploy.input()));
+            }
+            if (m.services() instanceof ServicesPlan.None && m.kubernetes() instanceof KubernetesPlan.Restart restart
+                    && NodeState.KubernetesRole.FIRST_SERVER.equals(restart.previous().mode())) {
+                return kubernetes.restartEtcd();
+            }
+            return Optional.empty();
+        } catch (ClusterServicesException e) {
+            throw new StepFailed("the cluster's etcd for Kubernetes: " + e.getMessage());
+        }
     }
 
     /**

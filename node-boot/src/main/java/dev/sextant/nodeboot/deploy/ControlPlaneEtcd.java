@@ -42,6 +42,8 @@ public final class ControlPlaneEtcd {
     public static final String ARGS_VARIABLE = "SEXTANT_ETCD_ARGS";
     /** The join service's client certificate's name. */
     static final String JOIN_CLIENT = "join-service";
+    /** Kubernetes' (k3s') client certificate's name, where it keeps its state in this etcd. */
+    static final String KUBERNETES_CLIENT = "k3s";
     /** etcd binds IP addresses only; it serves on every one of the node's and advertises its name. */
     private static final String ANY_ADDRESS = "0.0.0.0";
     /**
@@ -122,8 +124,7 @@ public final class ControlPlaneEtcd {
             EtcdTlsFiles member = EtcdTlsFiles.write(pki.resolve("member"), identity.memberName(), ca.certificate(),
                     ca.issueMember(identity.memberName(), memberNames(identity, urls), memberAddresses(own, urls), now,
                             EtcdCa.DEFAULT_VALIDITY));
-            EtcdTlsFiles joinClient = EtcdTlsFiles.write(pki.resolve(JOIN_CLIENT), JOIN_CLIENT, ca.certificate(),
-                    ca.issueClient(JOIN_CLIENT, now, EtcdCa.DEFAULT_VALIDITY));
+            EtcdTlsFiles joinClient = issueClient(ca, JOIN_CLIENT, now);
             EtcdHostsEntry.write(settings.hostsFile(), identity.dnsName(), hostsAddress(own));
             if (!Files.isDirectory(dataDir())) {
                 // The unit may write here only (ReadWritePaths=), so it exists before etcd starts; 0700 as etcd wants it.
@@ -134,6 +135,27 @@ public final class ControlPlaneEtcd {
         } catch (IOException | UncheckedIOException | IllegalArgumentException e) {
             throw new ClusterServicesException("preparing etcd (" + UNIT + ") under " + dir() + ": " + e.getMessage(), e);
         }
+    }
+
+    /** The join service's client certificate as {@link #prepare} last issued it. */
+    EtcdTlsFiles joinClientFiles() {
+        Path dir = dir().resolve("pki").resolve(JOIN_CLIENT);
+        return new EtcdTlsFiles(dir.resolve("ca.crt"), dir.resolve(JOIN_CLIENT + ".crt"), dir.resolve(JOIN_CLIENT + ".key"));
+    }
+
+    /** A client certificate of the cluster's etcd CA, issued afresh, under {@code pki/<name>} (the key 0600). */
+    EtcdTlsFiles issueClient(String name, byte[] masterSecret, byte[] masterSalt) throws ClusterServicesException {
+        try {
+            return issueClient(ca(masterSecret, masterSalt), name, Instant.now());
+        } catch (UncheckedIOException | IllegalArgumentException e) {
+            throw new ClusterServicesException("issuing etcd's client certificate " + name + " under " + dir() + ": "
+                    + e.getMessage(), e);
+        }
+    }
+
+    private EtcdTlsFiles issueClient(EtcdCa ca, String name, Instant now) {
+        return EtcdTlsFiles.write(dir().resolve("pki").resolve(name), name, ca.certificate(),
+                ca.issueClient(name, now, EtcdCa.DEFAULT_VALIDITY));
     }
 
     /**

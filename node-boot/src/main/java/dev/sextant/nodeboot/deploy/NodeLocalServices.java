@@ -38,15 +38,15 @@ public final class NodeLocalServices implements Deployer {
     private static final List<String> KMS = List.of("sextant-kms.service");
     private static final List<String> KMS_AND_JOIN = List.of("sextant-kms.service", "sextant-join.service");
     private final NodeLocalSettings settings;
-    private final CommandRunner runner;
-    private final EtcdProbe probe;
+    private final Systemctl systemctl;
     private final ControlPlaneEtcd etcd;
+    private final EtcdUnit etcdUnit;
 
     public NodeLocalServices(NodeLocalSettings settings, CommandRunner runner, EtcdProbe probe) {
         this.settings = settings;
-        this.runner = runner;
-        this.probe = probe;
+        this.systemctl = new Systemctl(runner);
         this.etcd = new ControlPlaneEtcd(settings);
+        this.etcdUnit = new EtcdUnit(etcd, systemctl, probe, settings.readyTimeout());
     }
 
     @Override
@@ -111,7 +111,7 @@ public final class NodeLocalServices implements Deployer {
             throw new ClusterServicesException("writing the service configuration under " + settings.dir() + ": "
                     + e.getMessage(), e);
         }
-        EtcdStanding standing = startEtcd(joinClient);
+        EtcdStanding standing = etcdUnit.start(joinClient);
         startServices(join.isPresent());
         String etcdLine = "etcd " + standing.label() + " at " + etcd.clientEndpoint();
         return new DeployedServices(join.isPresent() ? etcdLine + ", KMS and join service running as services of this node"
@@ -147,7 +147,7 @@ public final class NodeLocalServices implements Deployer {
         EtcdStanding standing = EtcdStanding.NONE;
         if (identity.isPresent()) {
             try {
-                standing = startEtcd(etcd.prepare(identity.get(), secret, salt));
+                standing = etcdUnit.start(etcd.prepare(identity.get(), secret, salt));
             } finally {
                 Arrays.fill(secret, (byte) 0);
             }
@@ -158,28 +158,10 @@ public final class NodeLocalServices implements Deployer {
                 + (identity.isPresent() ? "; etcd " + standing.label() + " with certificates issued afresh" : ""), standing);
     }
 
-    /**
-     * Starts the etcd unit and waits until the member answers the join service's client certificate: the
-     * join service must find its store serving. The unit is Type=notify, so systemctl returns once etcd
-     * says it serves, or fails when etcd exits first.
-     */
-    private EtcdStanding startEtcd(EtcdTlsFiles joinClient) throws ClusterServicesException, InterruptedException {
-        start(List.of(ControlPlaneEtcd.UNIT));
-        try {
-            return EtcdStanding.of(probe.await(etcd.clientEndpoint(), joinClient, settings.readyTimeout()));
-        } catch (IOException e) {
-            CommandRunner.Result status = systemctl("status", List.of("--no-pager", "--lines=30", ControlPlaneEtcd.UNIT));
-            throw new ClusterServicesException("etcd (" + ControlPlaneEtcd.UNIT + ") does not answer at " + etcd.clientEndpoint()
-                    + " with the join service's client certificate " + settings.readyTimeout().toSeconds() + " s after it started ("
-                    + e.getMessage() + "); its log: journalctl -u " + ControlPlaneEtcd.UNIT + "; systemctl status:\n"
-                    + status.stdout() + status.stderr(), e);
-        }
-    }
-
     /** The KMS, and the join service when it has a configuration, until they listen; returns their units. */
     private List<String> startServices(boolean join) throws ClusterServicesException, InterruptedException {
         List<String> units = join ? KMS_AND_JOIN : KMS;
-        start(units);
+        systemctl.start(units);
         awaitListening(units, join ? List.of(settings.kmsPort(), settings.joinPort()) : List.of(settings.kmsPort()));
         return units;
     }
@@ -235,15 +217,6 @@ public final class NodeLocalServices implements Deployer {
                 .build();
     }
 
-    /** The image's units read {@code <dir>/etcd.env}, {@code <dir>/kms.properties} and {@code <dir>/join.properties}. */
-    private void start(List<String> units) throws ClusterServicesException, InterruptedException {
-        CommandRunner.Result result = systemctl("start", units);
-        if (!result.ok()) {
-            throw new ClusterServicesException("systemctl start " + String.join(" ", units) + " failed (exit "
-                    + result.exitCode() + "): " + result.stderr().strip());
-        }
-    }
-
     /**
      * A started unit is not a serving one (a JVM that dies at start-up still "started"): wait for
      * the ports, and when they stay closed say what systemd knows about the units.
@@ -253,11 +226,8 @@ public final class NodeLocalServices implements Deployer {
         for (int port : ports) {
             while (!listening(port)) {
                 if (System.nanoTime() > deadline) {
-                    List<String> args = new ArrayList<>(List.of("--no-pager", "--lines=30"));
-                    args.addAll(units);
-                    CommandRunner.Result status = systemctl("status", args);
                     throw new ClusterServicesException("nothing listens on port " + port + " " + settings.readyTimeout().toSeconds()
-                            + " s after starting " + String.join(" ", units) + "; systemctl status:\n" + status.stdout() + status.stderr());
+                            + " s after starting " + String.join(" ", units) + "; systemctl status:\n" + systemctl.status(units));
                 }
                 Thread.sleep(500);
             }
@@ -270,16 +240,6 @@ public final class NodeLocalServices implements Deployer {
             return true;
         } catch (IOException e) {
             return false;
-        }
-    }
-
-    private CommandRunner.Result systemctl(String verb, List<String> args) throws ClusterServicesException, InterruptedException {
-        List<String> command = new ArrayList<>(List.of("systemctl", verb));
-        command.addAll(args);
-        try {
-            return runner.run(command, new byte[0]);
-        } catch (IOException e) {
-            throw new ClusterServicesException("cannot run " + String.join(" ", command) + ": " + e.getMessage(), e);
         }
     }
 }

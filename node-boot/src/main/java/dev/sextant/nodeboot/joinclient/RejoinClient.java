@@ -23,7 +23,8 @@ import java.util.List;
  * mutual aTLS), round after round with full-jitter backoff, until a key opens the disk
  * ({@link DiskUnlocker}) or the disk stops waiting (recovery won). A service that is down,
  * refuses, or hands out a key that does not open the disk costs one round: the node never formats
- * and never gives up.
+ * and never gives up. A key is never dropped because the disk was busy trying another: BUSY says
+ * nothing about the key, so the same key is offered again.
  */
 public final class RejoinClient {
     private static final Logger LOG = LoggerFactory.getLogger(RejoinClient.class);
@@ -81,14 +82,28 @@ public final class RejoinClient {
                 LOG.warn("Rejoin ticket from {} refused, nothing applied: {}", endpoint, String.join("; ", problems));
                 continue;
             }
-            try {
-                unlocker.open(diskUuid, ticket.getStateDiskKey().toByteArray(), Via.REJOIN);
-                LOG.info("Rejoin: disk {} opened with the key from {}", diskUuid, endpoint);
+            if (offer(diskUuid, ticket.getStateDiskKey().toByteArray(), endpoint)) {
                 return true;
-            } catch (UnlockRefused e) {
-                LOG.warn("Rejoin: the key from {} was refused: {}", endpoint, e.getMessage());
             }
         }
         return false;
+    }
+
+    /** Offers one ticket's key until the unlocker answers about the key itself (or the disk stops waiting). */
+    private boolean offer(String diskUuid, byte[] key, Endpoint endpoint) throws InterruptedException {
+        while (true) {
+            try {
+                unlocker.open(diskUuid, key, Via.REJOIN);
+                LOG.info("Rejoin: disk {} opened with the key from {}", diskUuid, endpoint);
+                return true;
+            } catch (UnlockRefused e) {
+                if (e.kind() != UnlockRefused.Kind.BUSY) {
+                    LOG.warn("Rejoin: the key from {} was refused: {}", endpoint, e.getMessage());
+                    return false;
+                }
+                LOG.info("Rejoin: the disk is busy with another key; the key from {} is offered again", endpoint);
+                sleeper.sleep(backoff.delay(0));
+            }
+        }
     }
 }

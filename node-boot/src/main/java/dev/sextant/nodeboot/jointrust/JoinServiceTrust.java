@@ -17,10 +17,6 @@ import jakarta.inject.Singleton;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
-import java.security.cert.CertificateException;
 import java.util.Arrays;
 import java.util.List;
 import java.util.SortedMap;
@@ -38,12 +34,16 @@ import java.util.TreeMap;
  *   <li>PCR 15 is non-zero: the service runs on a bootstrapped control plane, not on a node that
  *       is itself still waiting to join. Checked on the {@link AttestedState} after the document
  *       verifier, because a measurement set expresses equality only.</li>
- *   <li>Its AK chains to the EK CA the node was given ({@code sextant.node.join-service.ek-ca-file}).</li>
+ *   <li>Its AK chains to the EK CA in the node's image ({@link TrustedEkCa}), never to one the
+ *       host offers: a host with a CA of its own could otherwise certify a software TPM that
+ *       replays the public PCR values above.</li>
  * </ul>
- * Only {@code sextant.node.join-service.insecure-skip-verification=true} lowers this, for
- * development: any AK and any measurements are then accepted (the quote must still be fresh, made
- * for the aTLS server purpose and correctly signed), with a WARN on every connection. Without the
- * EK CA file and without that setting, {@link #verifier()} refuses, naming the missing setting.
+ * Two settings lower this, for development, each with a WARN on every connection:
+ * {@code sextant.node.join-service.insecure-ek-ca-from-host=true} also trusts the host's EK CA, and
+ * {@code sextant.node.join-service.insecure-skip-verification=true} accepts any AK and any
+ * measurements (the quote must still be fresh, made for the aTLS server purpose and correctly
+ * signed). An image without an EK CA and without either setting cannot verify a join service:
+ * {@link #verifier()} refuses, saying to build the image with {@code --ek-ca}.
  */
 @Singleton
 public final class JoinServiceTrust {
@@ -64,28 +64,26 @@ public final class JoinServiceTrust {
      * A verifier for the join service's aTLS server evidence. Reads the node's own PCRs now, so
      * call it when a join or rejoin starts.
      *
-     * @throws IllegalStateException when neither the EK CA file nor the insecure setting is there,
-     *                               or the node's own TPM cannot be read: the node must not join
+     * @throws IllegalStateException when no EK CA may be trusted, or the node's own TPM cannot be
+     *                               read: the node must not join
      */
     public AttestationVerifier verifier() {
         if (settings.insecureSkipVerification()) {
             return insecure();
         }
-        AkTrust ekCa = ekCa();
-        DocumentVerifier documents = new DocumentVerifier(new VerifierPolicy(ownImage(), ekCa));
-        return (document, purpose, nonce, userData) -> bootstrapped(documents.verify(document, purpose, nonce, userData));
+        TrustedEkCa ekCa = TrustedEkCa.read(settings);
+        DocumentVerifier documents = new DocumentVerifier(new VerifierPolicy(ownImage(), ekCa.akTrust()));
+        AttestationVerifier verifier = (document, purpose, nonce, userData) ->
+                bootstrapped(documents.verify(document, purpose, nonce, userData));
+        return ekCa.fromHost() ? warnEveryTime(verifier) : verifier;
     }
 
-    private AkTrust ekCa() {
-        try {
-            return AkTrust.ekCaPem(Files.readAllBytes(settings.ekCaFile()));
-        } catch (NoSuchFileException e) {
-            throw new IllegalStateException("cannot verify the join service: no EK CA at " + settings.ekCaFile()
-                    + "; set " + JoinServiceTrustSettings.EK_CA_FILE + " to the EK CA bundle this node trusts", e);
-        } catch (IOException | CertificateException | RuntimeException e) {
-            throw new IllegalStateException("cannot verify the join service: the EK CA file " + settings.ekCaFile()
-                    + " (" + JoinServiceTrustSettings.EK_CA_FILE + ") is unreadable or not a PEM bundle: " + e.getMessage(), e);
-        }
+    private static AttestationVerifier warnEveryTime(AttestationVerifier verifier) {
+        return (document, purpose, nonce, userData) -> {
+            LOG.warn("INSECURE: the join service's AK may chain to the EK CA the host offered, which no PCR measures ({}=true)",
+                    JoinServiceTrustSettings.INSECURE_EK_CA_FROM_HOST);
+            return verifier.verify(document, purpose, nonce, userData);
+        };
     }
 
     /** The image PCRs as this node's TPM reports them now, all enforced. */

@@ -19,7 +19,8 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Runs k3s: {@code server --cluster-init} for the first node, {@code server --server URL --token-file F}
+ * Runs k3s: {@code server} over the cluster's etcd (or {@code server --cluster-init} without one) for the
+ * first node, {@code server --server URL --token-file F}
  * for another control-plane node and {@code agent --server URL --token-file F} for a worker, after
  * writing its config.yaml from typed settings. k3s keeps running after the bootstrapper is done. The
  * join token goes to k3s in a 0600 file, never on its command line, which every process may read in
@@ -52,7 +53,9 @@ public final class K3sDriver implements KubernetesDriver {
         }
         try {
             writeConfig(K3sConfig.forCluster(cluster, settings.kubeconfig().toString()));
-            Process k3s = start(List.of("server", "--cluster-init"));
+            // --cluster-init tells k3s to initialize a new etcd cluster of its own, which selects its embedded etcd
+            // (docs.k3s.io/datastore): over the cluster's etcd it must be absent, so the state lives there only.
+            Process k3s = start(cluster.datastore().isPresent() ? List.of("server") : List.of("server", "--cluster-init"));
             return awaitKubeconfig(k3s);
         } catch (IOException e) {
             return new DriverResult.Failed("starting k3s server: " + e.getMessage());
@@ -79,7 +82,8 @@ public final class K3sDriver implements KubernetesDriver {
     }
 
     /**
-     * The first server restarts over its own datastore (no --cluster-init: k3s finds it); a joined
+     * The first server restarts over its datastore as config.yaml names it (the cluster's etcd, which must be
+     * serving already; or k3s' own, which k3s finds without --cluster-init); a joined
      * server or agent connects again to the server it joined.
      */
     @Override

@@ -5,13 +5,17 @@ import dev.sextant.nodeboot.bringup.NodeState;
 import dev.sextant.nodeboot.bringup.NodeStateFile;
 import dev.sextant.nodeboot.bringup.Via;
 import dev.sextant.diskcrypt.DiskCryptException;
+import dev.sextant.diskcrypt.KeyCheckValue;
 import dev.sextant.diskcrypt.StateDisk;
 import jakarta.inject.Singleton;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
@@ -19,27 +23,47 @@ import java.util.concurrent.locks.ReentrantLock;
  * the operator's recovery): one attempt at a time, tried against the validated header copy without
  * mapping anything (a wrong key leaves the disk untouched), then the disk is opened and the node
  * state read back from it. The first key that works wins; later offers are told the disk is no
- * longer waiting. An offer made while another is being tried is turned away at once rather than
- * queued: each try costs the node an argon2id derivation, and a flood of guesses must not stand
- * between the operator and the disk for longer than one try.
+ * longer waiting.
+ *
+ * <p>Each try costs an argon2id derivation, seconds on a node, and anyone who reaches the recovery
+ * port may offer keys. So a recovery key is first held against the disk's {@link KeyCheckValue}:
+ * a wrong one is refused there, without a try and without taking the slot, and cannot stand
+ * between the operator and the disk. A key that passes waits for the slot (only the right key
+ * passes). A rejoin key comes from an attested join service and is tried regardless, waiting for
+ * the slot. Only on a disk without a check value (formatted before there were any), where every
+ * guess costs a try, is a recovery key that finds the slot taken turned away BUSY: guesses never
+ * queue there, and the slot is fair, so a waiting rejoin key goes next.
  */
 @Singleton
 public final class DiskUnlocker {
     private static final Logger LOG = LoggerFactory.getLogger(DiskUnlocker.class);
+    /** A flood of wrong keys must not flood the console: the first and every thousandth refusal are logged. */
+    private static final long LOG_EVERY = 1000;
 
     private final StateDisk disk;
     private final NodeStateFile stateFile;
     private final CompletableFuture<Membership> unlocked = new CompletableFuture<>();
-    private final ReentrantLock trying = new ReentrantLock();
+    private final ReentrantLock trying = new ReentrantLock(true);
+    private final AtomicLong checkRefusals = new AtomicLong();
     private volatile String waitingUuid;
+    private volatile Optional<KeyCheckValue> checkValue = Optional.empty();
 
     public DiskUnlocker(StateDisk disk, NodeStateFile stateFile) {
         this.disk = disk;
         this.stateFile = stateFile;
     }
 
-    /** From now on keys for {@code uuid} are accepted. */
-    public void startWaiting(String uuid) {
+    /** From now on keys for {@code uuid} are accepted, held first against the disk's check value if it has one. */
+    public void startWaiting(String uuid) throws InterruptedException {
+        try {
+            checkValue = disk.keyCheckValue();
+        } catch (DiskCryptException e) {
+            LOG.warn("State disk {}: its key check value is unreadable: {}", uuid, e.getMessage());
+        }
+        if (checkValue.isEmpty()) {
+            LOG.warn("State disk {} has no key check value: a recovery key offered while another is tried is turned"
+                    + " away BUSY", uuid);
+        }
         waitingUuid = uuid;
     }
 
@@ -62,17 +86,30 @@ public final class DiskUnlocker {
         if (via.firstMembership()) {
             throw new IllegalArgumentException(via.label() + " starts on a fresh disk; it never unlocks one");
         }
-        if (!trying.tryLock()) {
+        String uuid = waitingDisk(diskUuid);
+        Optional<KeyCheckValue> check = checkValue;
+        if (via == Via.RECOVERY && check.isPresent() && !check.get().matches(key)) {
+            long refused = checkRefusals.incrementAndGet();
+            if (refused == 1 || refused % LOG_EVERY == 0) {
+                LOG.warn("Unlock via {} refused by the check value of state disk {} ({} such keys so far): no argon2id"
+                        + " try, the disk is untouched", via.label(), uuid, refused);
+            }
+            throw wrongKey(uuid);
+        }
+        if (via == Via.REJOIN || check.isPresent()) {
+            trying.lockInterruptibly();
+        } else if (!trying.tryLock(0, TimeUnit.SECONDS)) {
             throw new UnlockRefused(UnlockRefused.Kind.BUSY, "another key is being tried; ask again in a few seconds");
         }
         try {
-            return tryKey(diskUuid, key, via);
+            return tryKey(waitingDisk(diskUuid), key, via);
         } finally {
             trying.unlock();
         }
     }
 
-    private NodeState tryKey(String diskUuid, byte[] key, Via via) throws UnlockRefused, InterruptedException {
+    /** The waiting disk's UUID when {@code diskUuid} names it. */
+    private String waitingDisk(String diskUuid) throws UnlockRefused {
         String uuid = waitingFor();
         if (uuid == null) {
             throw new UnlockRefused(UnlockRefused.Kind.NOT_WAITING, "the state disk is not waiting for a key");
@@ -82,11 +119,19 @@ public final class DiskUnlocker {
             throw new UnlockRefused(UnlockRefused.Kind.WRONG_DISK, "the key is for another disk; this node's state disk is "
                     + uuid);
         }
+        return uuid;
+    }
+
+    private static UnlockRefused wrongKey(String uuid) {
+        return new UnlockRefused(UnlockRefused.Kind.WRONG_KEY, "the key does not open state disk " + uuid
+                + "; nothing was changed");
+    }
+
+    private NodeState tryKey(String uuid, byte[] key, Via via) throws UnlockRefused, InterruptedException {
         try {
             if (!disk.opensWith(key)) {
                 LOG.warn("Unlock via {} refused: the key does not open state disk {}; the disk is untouched", via.label(), uuid);
-                throw new UnlockRefused(UnlockRefused.Kind.WRONG_KEY, "the key does not open state disk " + uuid
-                        + "; nothing was changed");
+                throw wrongKey(uuid);
             }
             LOG.info("State disk {}: {}", uuid, disk.openAndMount(key));
         } catch (DiskCryptException e) {

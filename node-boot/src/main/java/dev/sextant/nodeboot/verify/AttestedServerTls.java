@@ -6,6 +6,7 @@ import dev.sextant.atls.ClientVerification;
 import dev.sextant.atls.HandshakeLimits;
 import dev.sextant.atls.OwnAttestation;
 import dev.sextant.attestation.issue.Attester;
+import dev.sextant.grpcsupport.ConnectionLimits;
 import io.grpc.ServerBuilder;
 import io.grpc.netty.NettyServerBuilder;
 import io.micronaut.context.event.BeanCreatedEvent;
@@ -22,8 +23,9 @@ import java.io.UncheckedIOException;
  *
  * <p>Anyone may connect before proving anything, and each handshake costs the node a TPM quote,
  * so the handshake work runs under {@link HandshakeLimits} (bounded, off the event loop, a cap per
- * source address) and an inbound message is bounded: the largest honest one, an InitRequest with
- * its measurements and EK CA bundle, is a few KiB.
+ * source address), a connection holds only so many calls and closes when idle or old
+ * ({@link ConnectionLimits}), and an inbound message is bounded: the largest honest one, an
+ * InitRequest with its measurements and EK CA bundle, is a few KiB.
  */
 @Singleton
 final class AttestedServerTls implements BeanCreatedEventListener<ServerBuilder<?>> {
@@ -45,6 +47,7 @@ final class AttestedServerTls implements BeanCreatedEventListener<ServerBuilder<
             AtlsServers.secure(netty, AtlsContexts.server(OwnAttestation.by(attester), ClientVerification.anonymous()),
                             HandshakeLimits.defaults())
                     .maxInboundMessageSize(MAX_INBOUND_MESSAGE_BYTES);
+            ConnectionLimits.defaults().applyTo(netty);
         } catch (SSLException e) {
             throw new UncheckedIOException("building the aTLS server context", e);
         }

@@ -277,10 +277,11 @@ class NodeAttacksTest {
     }
 
     @Test
-    @DisplayName("a caller guessing a rebooted control plane's disk key: PERMISSION_DENIED, the disk untouched, the node keeps waiting")
+    @DisplayName("a caller guessing a rebooted control plane's disk key, on a disk without a check value: cryptsetup's key test refuses it, PERMISSION_DENIED, the disk untouched, the node keeps waiting")
     void recoveryGuess() throws Exception {
         TestNode rebooted = joinedWorker().reboot(id -> { }, FakeKubernetes.absent());
         nodes.add(rebooted);
+        rebooted.luks.dropCheckValue();
         DiskUnlocker unlocker = new DiskUnlocker(rebooted.disk, rebooted.stateFile);
         unlocker.startWaiting(FakeLuks.UUID);
         var refused = assertThrows(UnlockRefused.class, () -> unlocker.open(FakeLuks.UUID, new byte[32], Via.RECOVERY));
@@ -290,10 +291,11 @@ class NodeAttacksTest {
     }
 
     @Test
-    @DisplayName("a flood of recovery guesses: a guess made while another key is being tried is turned away at once (BUSY), never queued ahead of the operator")
+    @DisplayName("a flood of recovery guesses at a disk without a check value: a guess made while another key is being tried is turned away at once (BUSY), never queued ahead of the operator")
     void recoveryFlood() throws Exception {
         TestNode rebooted = joinedWorker().reboot(id -> { }, FakeKubernetes.absent());
         nodes.add(rebooted);
+        rebooted.luks.dropCheckValue();
         java.util.concurrent.CountDownLatch trying = new java.util.concurrent.CountDownLatch(1);
         java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
         // The first key test takes as long as the test says (argon2id takes seconds on a node).

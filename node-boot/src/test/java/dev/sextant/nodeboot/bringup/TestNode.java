@@ -85,7 +85,8 @@ public final class TestNode implements AutoCloseable {
         var dataVolumes = new DataVolumes(new DataVolumeSettings(false, "", "cp", "", dir, dir, dir, "x", dir,
                 Duration.ofMinutes(1), 8192, 4), (argv, stdin) -> { throw new AssertionError("no data volume"); });
         var clusterServices = new ServicesStep(nodeLocal, new KubernetesServices(new KubernetesServicesSettings(
-                "sextant/join-service@sha256:" + "a".repeat(64), "sextant/kms@sha256:" + "b".repeat(64), 30090)), () -> AK_NAME);
+                "sextant/join-service@sha256:" + "a".repeat(64), "sextant/kms@sha256:" + "b".repeat(64), 30090), nodeLocalSettings, units, etcd),
+                () -> AK_NAME);
         this.bringUp = new BringUp(lock, new MemberDisk(disk, diskSettings, stateFile), dataVolumes, kubernetes, clusterServices,
                 DiscoveryResume.disabled(), failure);
     }

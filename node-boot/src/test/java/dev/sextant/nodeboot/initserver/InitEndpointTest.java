@@ -13,7 +13,11 @@ import dev.sextant.attestation.tpmstructures.TpmAlg;
 import dev.sextant.attestation.verify.AkTrust;
 import dev.sextant.attestation.verify.DocumentVerifier;
 import dev.sextant.attestation.verify.VerifierPolicy;
+import dev.sextant.diskcrypt.CommandRunner;
 import dev.sextant.diskcrypt.ProcessCommandRunner;
+import dev.sextant.etcd.testkit.EtcdInstalled;
+import dev.sextant.etcd.testkit.LoopbackPorts;
+import dev.sextant.nodeboot.deploy.EtcdUnitAsProcess;
 import dev.sextant.diskcrypt.StateDisk;
 import dev.sextant.diskcrypt.StateDiskSettings;
 import dev.sextant.nodeboot.nodelock.NodeLock;
@@ -32,6 +36,7 @@ import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.netty.NettyChannelBuilder;
 import io.micronaut.grpc.server.GrpcEmbeddedServer;
+import io.micronaut.test.annotation.MockBean;
 import io.micronaut.test.extensions.junit5.annotation.MicronautTest;
 import io.micronaut.test.support.TestPropertyProvider;
 import jakarta.inject.Inject;
@@ -61,9 +66,10 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The first node's InitService over real server-attested aTLS, a real swtpm, real cryptsetup and a
- * stand-in k3s. Without swtpm or cryptsetup the whole class is skipped, and says which tool is missing:
- * a node always has its state disk, so init is not tested without one.
+ * The first node's InitService over real server-attested aTLS, a real swtpm, real cryptsetup, a real etcd
+ * member run from the image's unit ({@link EtcdUnitAsProcess} stands in for systemd) and a stand-in k3s.
+ * Without swtpm, cryptsetup or etcd the whole class is skipped, and says which tool is missing: a node
+ * always has its state disk, and Kubernetes keeps its state in the cluster's etcd.
  */
 @MicronautTest
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -78,6 +84,25 @@ class InitEndpointTest implements TestPropertyProvider {
     private Path dir;
     private StandInK3s k3s;
     private final KubeApiDouble kubeApi = new KubeApiDouble();
+    private EtcdUnitAsProcess systemd;
+    private int etcdClientPort;
+    /** How many times k3s had run when etcd's unit was started. */
+    private final List<Integer> k3sRunsAtEtcdStart = new ArrayList<>();
+
+    /** systemctl goes to the stand-in systemd, which runs etcd; everything else (cryptsetup) runs for real. */
+    @MockBean(ProcessCommandRunner.class)
+    CommandRunner commands() {
+        ProcessCommandRunner real = new ProcessCommandRunner();
+        return (argv, stdin) -> {
+            if (!argv.get(0).equals("systemctl")) {
+                return real.run(argv, stdin);
+            }
+            if (argv.get(1).equals("start") && argv.contains("sextant-etcd.service")) {
+                k3sRunsAtEtcdStart.add(k3s.invocations().size());
+            }
+            return systemd.run(argv, stdin);
+        };
+    }
 
     @Inject
     GrpcEmbeddedServer server;
@@ -92,6 +117,7 @@ class InitEndpointTest implements TestPropertyProvider {
     public Map<String, String> getProperties() {
         Swtpm.assumeAvailable();
         Tools.assumeInstalled("cryptsetup");
+        EtcdInstalled.require();
         try {
             swtpm = Swtpm.provisioned();
             swtpm.releaseClient();
@@ -113,6 +139,15 @@ class InitEndpointTest implements TestPropertyProvider {
                     "sextant.services.kubernetes.join-image", "sextant/join-service@sha256:" + "a".repeat(64),
                     "sextant.services.kubernetes.kms-image", "sextant/kms@sha256:" + "b".repeat(64)));
             p.putAll(stateDisk());
+            // The node's services directory, hosts file and etcd ports are the test's own.
+            systemd = new EtcdUnitAsProcess(dir.resolve("services"), dir.resolve("etcd.log"));
+            LoopbackPorts ports = new LoopbackPorts();
+            etcdClientPort = ports.next();
+            p.putAll(Map.of("sextant.services.dir", dir.resolve("services").toString(),
+                    "sextant.services.hosts-file", dir.resolve("hosts").toString(),
+                    "sextant.services.etcd-client-port", Integer.toString(etcdClientPort),
+                    "sextant.services.etcd-peer-port", Integer.toString(ports.next()),
+                    "sextant.services.ready-timeout", "30s"));
             return p;
         } catch (Exception e) {
             throw new IllegalStateException("preparing the node", e);
@@ -154,6 +189,9 @@ class InitEndpointTest implements TestPropertyProvider {
             swtpm.close();
         }
         kubeApi.close();
+        if (systemd != null) {
+            systemd.close();
+        }
         ScratchDirs.delete(dir);
     }
 
@@ -214,7 +252,8 @@ class InitEndpointTest implements TestPropertyProvider {
         InitResponse last = received.get(received.size() - 1);
         assertTrue(last.hasSuccess(), received.toString());
         List<String> steps = received.stream().filter(InitResponse::hasProgress).map(r -> r.getProgress().getStep()).toList();
-        assertEquals(List.of("lock", "state-disk", "kubernetes", "cluster-services"), steps);
+        assertEquals(List.of("lock", "state-disk", "etcd", "kubernetes", "cluster-services"), steps);
+        assertEquals(List.of(0), k3sRunsAtEtcdStart, "etcd's unit started once, before k3s ran");
 
         byte[] measurementSecret = new ClusterKeys(MASTER, SALT).measurementSecret();
         byte[] clusterId = ClusterKeys.clusterId(measurementSecret, MEASUREMENT_SALT);
@@ -226,8 +265,18 @@ class InitEndpointTest implements TestPropertyProvider {
         assertTrue(last.getSuccess().getKubeconfig().toStringUtf8().contains("kind: Config"));
         assertEquals(1, new AppsV1Api(kubeApi.client()).listNamespacedDaemonSet("kube-system").execute().getItems().size(),
                 "the join service's DaemonSet (its pod runs the KMS beside it) was applied through the Kubernetes API");
-        assertEquals(List.of("server --cluster-init --config " + k3s.settings().configFile()), k3s.invocations());
-        assertTrue(Files.readString(k3s.configCopy()).contains("- \"api.demo.test\""));
+        assertEquals(List.of("server --config " + k3s.settings().configFile()), k3s.invocations(),
+                "no --cluster-init: k3s' own embedded etcd stays off");
+        String config = Files.readString(k3s.configCopy());
+        assertTrue(config.contains("- \"api.demo.test\""));
+        Path pki = dir.resolve("services/etcd/pki/k3s");
+        assertTrue(config.contains("datastore-endpoint: \"https://127.0.0.1:" + etcdClientPort + "\"")
+                && config.contains("datastore-certfile: \"" + pki.resolve("k3s.crt") + "\"")
+                && config.contains("datastore-keyfile: \"" + pki.resolve("k3s.key") + "\"")
+                && config.contains("datastore-cafile: \"" + pki.resolve("ca.crt") + "\""), config);
+        assertEquals(1, new io.kubernetes.client.openapi.apis.CoreV1Api(kubeApi.client()).listNamespacedSecret("kube-system").execute()
+                .getItems().stream().filter(secret -> secret.getMetadata().getName().equals("sextant-join-etcd-client")).count(),
+                "the join service's etcd client certificate went to its pod");
         var runner = new ProcessCommandRunner();
         String uuid = runner.run(List.of("cryptsetup", "luksUUID", dir.resolve("state.img").toString()), new byte[0])
                 .stdout().trim();

@@ -54,7 +54,7 @@ class InitFlowTest {
         assertEquals("k3s exited with 1", e.getMessage());
         assertFalse(node.luks.initialized(), "marked for reset: the next boot formats afresh");
         assertTrue(node.console().contains("init: k3s exited with 1"));
-        assertEquals(List.of("lock", "state-disk", "kubernetes"), steps);
+        assertEquals(List.of("lock", "state-disk", "etcd", "kubernetes"), steps, "the cluster's etcd serves before Kubernetes starts");
     }
 
     @Test

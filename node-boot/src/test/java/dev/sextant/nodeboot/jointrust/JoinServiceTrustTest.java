@@ -108,17 +108,37 @@ class JoinServiceTrustTest {
     }
 
     @Test
-    @DisplayName("without the EK CA file and without the insecure setting, refuses to verify and names the setting")
-    void missingEkCaNamesTheSetting() {
-        var trust = new JoinServiceTrust(new JoinServiceTrustSettings(dir.resolve("absent"), false), client());
+    @DisplayName("in an image built without an EK CA, refuses to verify and says to build the image with --ek-ca")
+    void imageWithoutEkCaSaysHowToFix() {
+        var trust = new JoinServiceTrust(new JoinServiceTrustSettings(dir.resolve("absent"), dir.resolve("no-host-ca"),
+                false, false), client());
         var e = assertThrows(IllegalStateException.class, trust::verifier);
-        assertTrue(e.getMessage().contains("sextant.node.join-service.ek-ca-file"), e.getMessage());
+        assertTrue(e.getMessage().contains("this image holds no EK CA at " + dir.resolve("absent")), e.getMessage());
+        assertTrue(e.getMessage().contains("sextant image build --ek-ca PEM"), e.getMessage());
+    }
+
+    @Test
+    @DisplayName("in an image built without an EK CA, names the insecure setting when the host offers one")
+    void hostOffersEkCaToImageWithout() {
+        var trust = new JoinServiceTrust(new JoinServiceTrustSettings(dir.resolve("absent"), ekCaFile, false, false), client());
+        var e = assertThrows(IllegalStateException.class, trust::verifier);
+        assertTrue(e.getMessage().contains("sextant.node.join-service.insecure-ek-ca-from-host=true would trust it, insecurely"),
+                e.getMessage());
+    }
+
+    @Test
+    @DisplayName("refuses to verify with an EK CA file that holds no certificate, naming the file")
+    void malformedEkCa() throws Exception {
+        Path empty = Files.writeString(dir.resolve("empty.pem"), "");
+        var trust = new JoinServiceTrust(new JoinServiceTrustSettings(empty, dir.resolve("no-host-ca"), false, false), client());
+        var e = assertThrows(IllegalStateException.class, trust::verifier);
+        assertTrue(e.getMessage().contains("the EK CA file " + empty), e.getMessage());
     }
 
     @Test
     @DisplayName("insecure-skip-verification accepts a foreign image and AK, and warns on every connection")
     void insecureWarnsEveryTime() throws Exception {
-        AttestationVerifier insecure = new JoinServiceTrust(new JoinServiceTrustSettings(dir.resolve("absent"), true),
+        AttestationVerifier insecure = new JoinServiceTrust(new JoinServiceTrustSettings(dir.resolve("absent"), dir.resolve("no-host-ca"), false, true),
                 client()).verifier();
         SoftwareTpmAttester impostor = service(o -> o.with(Mutation.FOREIGN_CA).withPcr(9, sha256("another image")));
         ListAppender<ILoggingEvent> logs = new ListAppender<>();
@@ -135,7 +155,7 @@ class JoinServiceTrustTest {
     }
 
     private static JoinServiceTrust trust(boolean insecure) {
-        return new JoinServiceTrust(new JoinServiceTrustSettings(ekCaFile, insecure), client());
+        return new JoinServiceTrust(new JoinServiceTrustSettings(ekCaFile, dir.resolve("no-host-ca"), false, insecure), client());
     }
 
     private static dev.sextant.tpm.command.TpmClient client() {

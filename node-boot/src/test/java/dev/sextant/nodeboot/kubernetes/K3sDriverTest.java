@@ -41,6 +41,27 @@ class K3sDriverTest {
     }
 
     @Test
+    @DisplayName("init over the cluster's etcd runs 'k3s server' without --cluster-init (k3s' own embedded etcd), config.yaml naming the member and k3s' client certificate")
+    void initOverClusterEtcd() throws Exception {
+        StandInK3s k3s = StandInK3s.create(dir, 0);
+        Path pki = dir.resolve("services/etcd/pki/k3s");
+        ExternalEtcd etcd = new ExternalEtcd("https://127.0.0.1:2379", pki.resolve("ca.crt"), pki.resolve("k3s.crt"), pki.resolve("k3s.key"));
+        assertStarted(new K3sDriver(k3s.settings()).initCluster(
+                new ClusterSettings("node-a", "demo", "", "", "", List.of()).withDatastore(etcd)));
+
+        assertEquals(List.of("server --config " + k3s.settings().configFile()), k3s.invocations());
+        assertEquals(golden("""
+                datastore-cafile: "PKI/ca.crt"
+                datastore-certfile: "PKI/k3s.crt"
+                datastore-endpoint: "https://127.0.0.1:2379"
+                datastore-keyfile: "PKI/k3s.key"
+                node-name: "node-a"
+                write-kubeconfig: "KUBECONFIG"
+                write-kubeconfig-mode: "0600"
+                """.replace("PKI", pki.toString())), Files.readString(k3s.configCopy()));
+    }
+
+    @Test
     @DisplayName("a worker joins with 'k3s agent --server URL --token-file F'; a control plane with 'k3s server --server URL --token-file F'")
     void joinRunsAgentOrServer() throws Exception {
         StandInK3s k3s = StandInK3s.create(dir, 0);

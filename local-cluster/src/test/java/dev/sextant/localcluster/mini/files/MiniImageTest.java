@@ -1,11 +1,14 @@
 package dev.sextant.localcluster.mini.files;
 
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.sextant.imagebuilder.EkCaBundle;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
@@ -55,5 +58,28 @@ class MiniImageTest {
         assertFalse(MiniImage.isCurrent(built, builtMeasurements, image, measurements, signature));
         Files.delete(image);
         assertFalse(MiniImage.isCurrent(built, builtMeasurements, image, measurements, signature));
+    }
+
+    @Test
+    @DisplayName("boots an image given as built (--no-build) only if it holds this cluster's EK CA, else says how to build it")
+    void givenImageMustHoldTheMiniCa() throws Exception {
+        MiniLayout layout = new MiniLayout(dir.resolve("mini-dir"));
+        HostIdentities.ca(layout, line -> { });
+        EkCaBundle ca = EkCaBundle.read(List.of(layout.caCert()));
+        MiniImage mini = new MiniImage(layout, line -> { });
+        Path imageDir = Files.createDirectories(dir.resolve("out-image"));
+
+        IOException none = assertThrows(IOException.class, () -> mini.requireEkCa(imageDir, ca));
+        assertTrue(none.getMessage().contains("was not built with this mini cluster's EK CA " + layout.caCert()), none.getMessage());
+        assertTrue(none.getMessage().contains("sextant image build --out " + imageDir + " --ek-ca " + layout.caCert()),
+                none.getMessage());
+
+        MiniLayout other = new MiniLayout(dir.resolve("other-mini-dir"));
+        HostIdentities.ca(other, line -> { });
+        Files.writeString(imageDir.resolve(EkCaBundle.OUT_FILE), EkCaBundle.read(List.of(other.caCert())).pem());
+        assertThrows(IOException.class, () -> mini.requireEkCa(imageDir, ca));
+
+        Files.writeString(imageDir.resolve(EkCaBundle.OUT_FILE), ca.pem());
+        mini.requireEkCa(imageDir, ca);
     }
 }

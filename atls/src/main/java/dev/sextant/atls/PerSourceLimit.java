@@ -7,23 +7,24 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 
 /**
- * Counts unfinished handshakes per source, and refuses one over the cap. A source is an IPv4 address,
+ * Counts what is in flight per source (unfinished aTLS handshakes; a node's recovery calls), and refuses
+ * one over the cap. A source is an IPv4 address,
  * or an IPv6 /64: one host is routinely given a whole /64 and can pick any address in it, so counting
  * IPv6 addresses one by one would cap nothing. Callers behind one NAT share an IPv4 source; the cap
  * is sized for that (docs/security.md).
  */
-final class SourceHandshakes {
+public final class PerSourceLimit {
     private static final int IPV6_PREFIX_BYTES = 8;
 
     private final int cap;
     private final ConcurrentMap<String, Integer> open = new ConcurrentHashMap<>();
 
-    SourceHandshakes(int cap) {
+    public PerSourceLimit(int cap) {
         this.cap = cap;
     }
 
-    /** True if {@code address} may start one more handshake; the caller then owes one {@link #leave}. */
-    boolean tryEnter(InetAddress address) {
+    /** True if {@code address} may start one more; the caller then owes one {@link #leave}. */
+    public boolean tryEnter(InetAddress address) {
         boolean[] entered = {false};
         open.compute(source(address), (source, n) -> {
             int current = n == null ? 0 : n;
@@ -36,12 +37,12 @@ final class SourceHandshakes {
         return entered[0];
     }
 
-    void leave(InetAddress address) {
+    public void leave(InetAddress address) {
         // Removing the entry at zero keeps the map as small as the set of sources mid-handshake.
         open.computeIfPresent(source(address), (source, n) -> n <= 1 ? null : n - 1);
     }
 
-    int open(InetAddress address) {
+    public int open(InetAddress address) {
         return open.getOrDefault(source(address), 0);
     }
 
