@@ -46,7 +46,7 @@ class EndpointDiscoveryTest {
             while (System.nanoTime() < deadline && !Files.readString(hosts).contains("api.internal.demo")) {
                 Thread.sleep(50);
             }
-            assertTrue(Files.readString(hosts).contains("127.0.0.1\tapi.internal.demo cp-1.datastore.internal.demo join.internal.demo\n"),
+            assertTrue(Files.readString(hosts).contains("127.0.0.1\tapi.internal.demo etcd-cp-1.internal.demo join.internal.demo\n"),
                     Files.readString(hosts));
             assertEquals(List.of(new Endpoint("127.0.0.1", 30090)),
                     discovery.joinServices().endpoints());

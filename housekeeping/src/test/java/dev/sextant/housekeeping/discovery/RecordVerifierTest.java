@@ -54,9 +54,9 @@ class RecordVerifierTest {
     private final RecordVerifier verifier = new RecordVerifier(codec, DOMAIN, cluster.controlPlane("cp-0"), clock);
 
     @Test
-    @DisplayName("a control plane's announcement of the shared names, its own datastore name and names under its node name is accepted")
+    @DisplayName("a control plane's announcement of the shared names, its own etcd member name and names under its node name is accepted")
     void controlPlaneRecordsAreAccepted() throws Exception {
-        Set<EndpointRecord> records = Set.of(API, record("join", 30090), record("cp-1.datastore", 2379), record("cp-1.web", 443));
+        Set<EndpointRecord> records = Set.of(API, record("join", 30090), record("etcd-cp-1", 2379), record("cp-1.web", 443));
         RecordVerifier.Verified v = verifier.verify(signed(cluster.controlPlane("cp-1"), records), sender());
         assertEquals("cp-1", v.nodeName());
         assertEquals(5, v.version());
@@ -71,17 +71,17 @@ class RecordVerifierTest {
     }
 
     @Test
-    @DisplayName("a worker publishing a datastore name, even under its own node name, is refused: control planes only")
-    void workerPublishingADatastoreNameIsRefused() {
-        assertEquals("w-1 is certified as a worker and may not publish w-1.datastore.internal.demo (control planes only)",
-                refusal(signed(cluster.worker("w-1"), Set.of(record("w-1.datastore", 2379)))));
+    @DisplayName("a worker publishing an etcd member name, even its own, is refused: control planes only")
+    void workerPublishingAnEtcdMemberNameIsRefused() {
+        assertEquals("w-1 is certified as a worker and may not publish etcd-w-1.internal.demo (control planes only)",
+                refusal(signed(cluster.worker("w-1"), Set.of(record("etcd-w-1", 2379)))));
     }
 
     @Test
-    @DisplayName("a control plane publishing another control plane's datastore name is refused: NODE.datastore is NODE's own")
-    void anotherNodesDatastoreNameIsRefused() {
-        assertEquals("cp-5 may not publish another node's name cp-0.datastore.internal.demo",
-                refusal(signed(cluster.controlPlane("cp-5"), Set.of(record("cp-0.datastore", 2379)))));
+    @DisplayName("a control plane publishing another control plane's etcd member name is refused: etcd-NODE is NODE's own")
+    void anotherNodesEtcdMemberNameIsRefused() {
+        assertEquals("cp-5 may not publish another node's name etcd-cp-0.internal.demo",
+                refusal(signed(cluster.controlPlane("cp-5"), Set.of(record("etcd-cp-0", 2379)))));
     }
 
     @Test
