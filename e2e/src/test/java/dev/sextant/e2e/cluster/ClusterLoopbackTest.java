@@ -98,6 +98,11 @@ class ClusterLoopbackTest {
         if (procs != null) {
             procs.close();
         }
+        for (ClusterNode node : new ClusterNode[] {nodeA, nodeB, nodeC}) {
+            if (node != null) {
+                node.stopEtcd();
+            }
+        }
         if (services != null) {
             services.close();
         }

@@ -17,6 +17,7 @@ import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * One node as a set of processes on 127.0.0.1: its own swtpm (EK certificate from the shared local
@@ -31,6 +32,9 @@ final class ClusterNode {
     final int ctrlPort = tpmPort + 1;
     final int grpcPort = FreePort.pick();
     final int recoveryPort = FreePort.pick();
+    /** The node's own etcd member (init in Kubernetes mode starts it before k3s), on ports of its own. */
+    private final int etcdClientPort = FreePort.pick();
+    private final int etcdPeerPort = FreePort.pick();
     final boolean withDisk;
     private Process tpm;
     private Process bootstrapper;
@@ -67,6 +71,7 @@ final class ClusterNode {
      * state), what lived in /run (the boot key file, header copies) is gone, the state disk stays.
      */
     void powerCycle() throws InterruptedException, IOException {
+        stopEtcd();
         for (Process p : new Process[] {bootstrapper, tpm}) {
             p.descendants().forEach(ProcessHandle::destroy);
             p.destroy();
@@ -138,6 +143,7 @@ final class ClusterNode {
         if (joinEndpoint != null) {
             env.put("SEXTANT_JOIN_ENDPOINTS", joinEndpoint);
         }
+        env.put("PATH", dir.resolve("bin") + ":" + System.getenv("PATH"));
         List<String> props = new ArrayList<>(List.of("-Dsextant.state-disk.key-file=" + dir.resolve("keys/state.key"),
                 "-Dsextant.state-disk.work-dir=" + dir.resolve("luks"),
                 "-Dsextant.state-disk.pbkdf-memory-kib=8192", "-Dsextant.state-disk.pbkdf-iterations=4",
@@ -146,6 +152,7 @@ final class ClusterNode {
                 // What the node keeps on its state disk (node state, node-local services) goes here instead.
                 "-Dsextant.state-disk.mount.mount-point=" + dir.resolve("state"),
                 "-Dsextant.services.dir=" + dir.resolve("state/sextant/services"),
+                "-Dsextant.services.etcd-client-port=" + etcdClientPort, "-Dsextant.services.etcd-peer-port=" + etcdPeerPort,
                 "-Dsextant.init.use-journalctl=false", "-Dsextant.init.node-name=" + name,
                 "-Dsextant.node.join-service.ek-ca-file=" + ekCa,
                 // Init applies the cluster services to the API double only; their images are taken by digest.
@@ -159,10 +166,11 @@ final class ClusterNode {
         Waits.logMatches(Duration.ofSeconds(45), name + "'s bootstrapper to serve gRPC", log(), "Serving gRPC");
     }
 
-    /** What the node is given once, before its first boot: init secret, stand-in k3s, a blank state disk. */
+    /** What the node is given once, before its first boot: init secret, stand-ins for k3s and systemctl, a blank state disk. */
     private void writeFirstBoot(String kubeconfig) throws IOException {
         writeInitSecret();
         writeStandInK3s(kubeconfig);
+        writeStandInSystemctl();
         if (withDisk) {
             try (RandomAccessFile blank = new RandomAccessFile(stateDisk().toFile(), "rw")) {
                 blank.setLength(32L << 20);
@@ -194,6 +202,48 @@ final class ClusterNode {
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException(e);
         }
+    }
+
+    /**
+     * systemctl stand-in (no systemd on this host): {@code start sextant-etcd.service} runs what the image's
+     * unit runs, /usr/bin/etcd with the arguments the bootstrapper wrote to etcd.env, in the background, its
+     * PID kept so a power cycle stops it; any other unit or verb succeeds doing nothing.
+     */
+    private void writeStandInSystemctl() throws IOException {
+        Path systemctl = Files.createDirectories(dir.resolve("bin")).resolve("systemctl");
+        Files.writeString(systemctl, String.join("\n", "#!/bin/sh",
+                "[ \"$1\" = start ] || exit 0",
+                "shift",
+                "for unit in \"$@\"; do",
+                "  [ \"$unit\" = sextant-etcd.service ] || continue",
+                "  [ -f '" + etcdPid() + "' ] && kill \"$(cat '" + etcdPid() + "')\" 2>/dev/null && sleep 1",
+                // systemd's EnvironmentFile syntax (an unquoted value with spaces), which sh cannot source
+                "  args=$(sed -n 's/^SEXTANT_ETCD_ARGS=//p' '" + dir.resolve("state/sextant/services/etcd.env") + "')",
+                "  setsid /usr/bin/etcd $args >> '" + dir.resolve("etcd.log") + "' 2>&1 < /dev/null &",
+                "  echo $! > '" + etcdPid() + "'",
+                "done", ""));
+        Files.setPosixFilePermissions(systemctl, PosixFilePermissions.fromString("rwx------"));
+    }
+
+    private Path etcdPid() {
+        return dir.resolve("etcd.pid");
+    }
+
+    /** Stops the etcd member the stand-in systemctl started, if any: it is no child of the bootstrapper. */
+    void stopEtcd() throws IOException, InterruptedException {
+        if (!Files.exists(etcdPid())) {
+            return;
+        }
+        Optional<ProcessHandle> etcd = ProcessHandle.of(Long.parseLong(Files.readString(etcdPid()).strip()));
+        if (etcd.isPresent()) {
+            etcd.get().destroy();
+            try {
+                etcd.get().onExit().get(10, java.util.concurrent.TimeUnit.SECONDS);
+            } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+                etcd.get().destroyForcibly();
+            }
+        }
+        Files.delete(etcdPid());
     }
 
     /** k3s stand-in: records its argv and writes the given kubeconfig, as k3s "server" writes its own. */
