@@ -110,15 +110,24 @@ public final class EtcdMembership {
                     EndpointStatus learner = client.status(learnerEndpoint);
                     progress = "applied " + learner.raftAppliedIndex() + " of the leader's " + committed.getAsLong();
                     if (learner.raftAppliedIndex() >= committed.getAsLong()) {
-                        client.promote(memberId);
-                        continue; // listed as voting now: returned above
+                        // The answer's member list, not a second read: etcd 3.4 lists members as the
+                        // asked member knows them, and one that has not applied the promotion yet would
+                        // send us to promote a voter.
+                        Optional<EtcdMember> promoted = client.promote(memberId).stream()
+                                .filter(m -> m.id() == memberId && !m.learner()).findFirst();
+                        if (promoted.isPresent()) {
+                            return promoted.get();
+                        }
                     }
                 }
             } catch (EtcdException e) {
-                if (!notReadyYet(e)) {
+                if (alreadyVoting(e)) {
+                    progress = "promoted already, not yet listed as voting by every member";
+                } else if (notReadyYet(e)) {
+                    progress = e.getMessage();
+                } else {
                     throw e;
                 }
-                progress = e.getMessage();
             }
             if (!clock.instant().plus(backoff).isBefore(deadline)) {
                 throw new IllegalStateException("etcd learner " + Long.toHexString(memberId) + " at " + learnerEndpoint
@@ -160,6 +169,12 @@ public final class EtcdMembership {
     }
 
     /** A learner still starting or catching up: unreachable, no leader known, or not in sync with it. */
+    /** etcd's refusal to promote a member that votes already (a promotion whose answer was lost, or listed late). */
+    private static boolean alreadyVoting(EtcdException e) {
+        return e.code() == Status.Code.FAILED_PRECONDITION && e.getMessage().contains("can only promote a learner member")
+                && !e.getMessage().contains("in sync with leader");
+    }
+
     private static boolean notReadyYet(EtcdException e) {
         return e.code() == Status.Code.UNAVAILABLE || e.code() == Status.Code.DEADLINE_EXCEEDED
                 || e.getMessage().contains("in sync with leader");
