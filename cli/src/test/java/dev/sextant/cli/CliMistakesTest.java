@@ -121,6 +121,10 @@ class CliMistakesTest {
                         "image build --out {dir}/image --ek-ca {dir}/ca-key.pem", 2,
                         "sextant image build: --ek-ca {dir}/ca-key.pem holds a private key: pass the CA's certificate"
                                 + " (ca-cert.pem), never its key (the image is public)"),
+                new Mistake("an image version os-release would not take",
+                        "image build --out {dir}/image --image-version Release-2", 2,
+                        "sextant image build: --image-version: an image version is 1 to 64 characters of 0-9, a-z, '.', '_' and '-',"
+                                + " starting with a digit or letter (os-release's IMAGE_VERSION), not \"Release-2\""),
                 new Mistake("a file that is not a unified kernel image",
                         "measure uki {dir}/not.pem", 2,
                         "sextant measure uki: {dir}/not.pem: malformed (MS-DOS header at byte 0: 64 bytes requested"

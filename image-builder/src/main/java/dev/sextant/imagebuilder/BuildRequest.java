@@ -8,11 +8,12 @@ import java.util.Optional;
  * What {@link ImageBuilder} builds: the mkosi configuration directory ({@code <repo>/mkosi}),
  * the output directory, the scratch and cache directories mkosi reuses between builds, the node
  * software (programs and their jars), an optional k3s binary to ship, the EK CA the nodes verify
- * their join service's TPM against (none: they join no cluster), and extra mkosi arguments.
+ * their join service's TPM against (none: they join no cluster), the image's version (none: the build's
+ * time, {@link ImageVersion#builtAt}) and extra mkosi arguments.
  */
 public record BuildRequest(Path mkosiDir, Path outDir, Path workDir, Path cacheDir,
-                           Optional<NodeSoftware> node, Optional<Path> k3s, EkCaBundle ekCa, List<String> mkosiArgs,
-                           boolean force) {
+                           Optional<NodeSoftware> node, Optional<Path> k3s, EkCaBundle ekCa, Optional<ImageVersion> imageVersion,
+                           List<String> mkosiArgs, boolean force) {
     public BuildRequest {
         mkosiDir = mkosiDir.toAbsolutePath().normalize();
         outDir = outDir.toAbsolutePath().normalize();
@@ -25,21 +26,26 @@ public record BuildRequest(Path mkosiDir, Path outDir, Path workDir, Path cacheD
     public static BuildRequest forRepo(Path repo, Path outDir, Optional<NodeSoftware> node) {
         Path build = repo.resolve(".build");
         return new BuildRequest(repo.resolve("mkosi"), outDir, build.resolve("mkosi-work"),
-                build.resolve("mkosi-cache"), node, Optional.empty(), EkCaBundle.NONE, List.of(), false);
+                build.resolve("mkosi-cache"), node, Optional.empty(), EkCaBundle.NONE, Optional.empty(), List.of(), false);
     }
 
     public BuildRequest withMkosiArgs(List<String> args, boolean forceRebuild) {
-        return new BuildRequest(mkosiDir, outDir, workDir, cacheDir, node, k3s, ekCa, args, forceRebuild);
+        return new BuildRequest(mkosiDir, outDir, workDir, cacheDir, node, k3s, ekCa, imageVersion, args, forceRebuild);
     }
 
     /** Ships {@code binary} as /usr/local/bin/k3s, where the node's Kubernetes driver looks for it. */
     public BuildRequest withK3s(Optional<Path> binary) {
-        return new BuildRequest(mkosiDir, outDir, workDir, cacheDir, node, binary, ekCa, mkosiArgs, force);
+        return new BuildRequest(mkosiDir, outDir, workDir, cacheDir, node, binary, ekCa, imageVersion, mkosiArgs, force);
     }
 
     /** Ships {@code bundle} as the nodes' EK CA ({@link EkCaBundle#IMAGE_PATH}). */
     public BuildRequest withEkCa(EkCaBundle bundle) {
-        return new BuildRequest(mkosiDir, outDir, workDir, cacheDir, node, k3s, bundle, mkosiArgs, force);
+        return new BuildRequest(mkosiDir, outDir, workDir, cacheDir, node, k3s, bundle, imageVersion, mkosiArgs, force);
+    }
+
+    /** Writes {@code version} into the image's os-release; none: the build's time. */
+    public BuildRequest withImageVersion(Optional<ImageVersion> version) {
+        return new BuildRequest(mkosiDir, outDir, workDir, cacheDir, node, k3s, ekCa, version, mkosiArgs, force);
     }
 
     public Path image() {

@@ -7,10 +7,10 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * A built (or reused) image: its files, the PCRs predicted from it, and how long each stage took
+ * A built (or reused) image: its files, its version, the PCRs predicted from it, and how long each stage took
  * (in order), so a benchmark run shows cold and cached build times.
  */
-public record BuildResult(Path image, Path measurements, Prediction prediction,
+public record BuildResult(Path image, ImageVersion imageVersion, Path measurements, Prediction prediction,
                           Map<String, Duration> stages, boolean reused) {
     public BuildResult {
         stages = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(stages));

@@ -15,6 +15,7 @@ import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.function.Consumer;
 
 /**
@@ -59,18 +60,27 @@ public final class ImageBuilder {
         log.accept(ekCa.isEmpty() ? "no EK CA (--ek-ca): nodes of this image cannot verify a join service's TPM and will not join"
                 : "EK CA as /" + EkCaBundle.IMAGE_PATH + " (covered by PCR 11 through the verity root hash): " + ekCa.describe());
         MkosiCommand mkosi = new MkosiCommand(request, pkgmngr, node);
-        String digest = InputDigest.of(List.of(request.mkosiDir(), pkgmngr, node), mkosi.arguments());
+        // A version left to the build's time is not an input: an unchanged image keeps the version it was built with.
+        String digest = InputDigest.of(List.of(request.mkosiDir(), pkgmngr, node),
+                mkosi.arguments(request.imageVersion().map(ImageVersion::value).orElse("(the build's time)")));
         t = lap(stages, "stage inputs", t);
 
         Path measurements = request.outDir().resolve(MEASUREMENTS);
+        Optional<ImageVersion> built = ImageVersion.stored(request.outDir());
         boolean reuse = !request.force() && digest.equals(InputDigest.stored(request.outDir()))
-                && Files.isRegularFile(request.image()) && Files.isRegularFile(measurements);
+                && Files.isRegularFile(request.image()) && Files.isRegularFile(measurements) && built.isPresent();
+        ImageVersion version;
         if (reuse) {
-            log.accept("inputs unchanged since the image in " + request.outDir() + " was built: reusing it (--force rebuilds)");
+            version = built.get();
+            log.accept("inputs unchanged since the image in " + request.outDir() + " was built: reusing it, version "
+                    + version + " (--force rebuilds)");
         } else {
             deleteIfExists(request.outDir().resolve(InputDigest.FILE));
-            log.accept("running: " + String.join(" ", mkosi.arguments()));
-            StreamedProcess.run(mkosi.arguments(), request.mkosiDir(), "mkosi| ", log);
+            deleteIfExists(request.outDir().resolve(ImageVersion.OUT_FILE));
+            version = request.imageVersion().orElseGet(() -> ImageVersion.builtAt(Instant.now()));
+            List<String> arguments = mkosi.arguments(version.value());
+            log.accept("running: " + String.join(" ", arguments));
+            StreamedProcess.run(arguments, request.mkosiDir(), "mkosi| ", log);
             t = lap(stages, "mkosi", t);
             RootFitCheck.check(request.image());
             t = lap(stages, "check root", t);
@@ -84,9 +94,10 @@ public final class ImageBuilder {
         lap(stages, "predict PCRs", t);
         recordEkCa(request.outDir().resolve(EkCaBundle.OUT_FILE), ekCa);
         if (!reuse) {
+            write(request.outDir().resolve(ImageVersion.OUT_FILE), (version + "\n").getBytes(StandardCharsets.US_ASCII));
             InputDigest.store(request.outDir(), digest);
         }
-        return new BuildResult(request.image(), measurements, prediction, stages, reuse);
+        return new BuildResult(request.image(), version, measurements, prediction, stages, reuse);
     }
 
     private Instant lap(Map<String, Duration> stages, String stage, Instant since) {

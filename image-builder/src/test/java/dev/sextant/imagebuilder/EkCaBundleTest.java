@@ -36,7 +36,7 @@ class EkCaBundleTest {
         assertEquals(List.of(VENDOR.caCertificate(), MINI.caCertificate()), parse(shipped));
         assertEquals(JoinServiceTrustSettings.IMAGE_EK_CA, "/" + EkCaBundle.IMAGE_PATH);
         BuildRequest request = BuildRequest.forRepo(dir, dir.resolve("out"), Optional.empty());
-        List<String> mkosi = new MkosiCommand(request, dir.resolve("pkgmngr"), tree).arguments();
+        List<String> mkosi = new MkosiCommand(request, dir.resolve("pkgmngr"), tree).arguments("1.0");
         assertEquals(tree.toString(), mkosi.get(mkosi.indexOf("--extra-tree") + 1));
     }
 

@@ -7,6 +7,7 @@ import dev.sextant.imagebuilder.BuildRequest;
 import dev.sextant.imagebuilder.BuildResult;
 import dev.sextant.imagebuilder.EkCaBundle;
 import dev.sextant.imagebuilder.ImageBuilder;
+import dev.sextant.imagebuilder.ImageVersion;
 import dev.sextant.imagebuilder.NodeBootJars;
 import dev.sextant.imagebuilder.NodeSoftware;
 import dev.sextant.measuredboot.predict.PcrPredictor;
@@ -26,10 +27,11 @@ import java.util.concurrent.Callable;
 import java.util.stream.Stream;
 
 @Command(name = "build",
-        footer = {"  sextant image build --out out/image --ek-ca ca/ca-cert.pem \\",
+        footer = {"  sextant image build --out out/image --image-version 1.4.0 --ek-ca ca/ca-cert.pem \\",
                 "      --signing-key keys/measurements-key.pem"},
         description = {"Build the node image with mkosi (UKI, erofs root under dm-verity) shipping the node software",
                 "and the EK CA its nodes verify their join service's TPM against (--ek-ca; PCR 11 covers it),",
+                "with its version in the image's os-release (--image-version; PCR 11 covers it too),",
                 "then write DIR/measurements.json with the PCRs predicted from the image",
                 "(and DIR/measurements.json.sig with --signing-key)."})
 public final class BuildCommand implements Callable<Integer> {
@@ -38,6 +40,10 @@ public final class BuildCommand implements Callable<Integer> {
 
     @Option(names = "--out", paramLabel = "DIR", description = "output directory (default: ${DEFAULT-VALUE})")
     Path out = Path.of("out/image");
+
+    @Option(names = "--image-version", paramLabel = "V", description = {"the image's version: 1-64 of 0-9 a-z . _ -, starting with a digit or letter",
+            "(default: the build's UTC time, YYYYMMDD.HHMMSS; an unchanged image keeps its version)"})
+    String imageVersion;
 
     @Option(names = "--signing-key", paramLabel = "PEM", description = "sign measurements.json with this private key (Ed25519 or ECDSA P-256)")
     Path signingKey;
@@ -71,9 +77,11 @@ public final class BuildCommand implements Callable<Integer> {
         String signingKeyPem = signingKey == null ? null : PemKeys.privateKey("--signing-key", signingKey,
                 "pass the measurements-key.pem that `sextant measurements keygen` wrote");
         EkCaBundle ekCa = EkCaBundle.read(ekCas);
+        Optional<ImageVersion> version = imageVersion();
         Path root = repoRoot();
         BuildRequest request = BuildRequest.forRepo(root, out, Optional.of(nodeSoftware(root, stdout)))
-                .withMkosiArgs(mkosiArgs, force).withK3s(Optional.ofNullable(k3s)).withEkCa(ekCa);
+                .withMkosiArgs(mkosiArgs, force).withK3s(Optional.ofNullable(k3s)).withEkCa(ekCa)
+                .withImageVersion(version);
         // -ff makes mkosi drop its cache first: as cold as an empty cache directory.
         boolean coldCache = isEmpty(request.cacheDir()) || mkosiArgs.contains("-ff");
         BuildResult result = new ImageBuilder(line -> { stdout.println(line); stdout.flush(); }).build(request);
@@ -82,6 +90,14 @@ public final class BuildCommand implements Callable<Integer> {
         }
         report(stdout, result, coldCache);
         return 0;
+    }
+
+    private Optional<ImageVersion> imageVersion() {
+        try {
+            return Optional.ofNullable(imageVersion).map(ImageVersion::new);
+        } catch (IllegalArgumentException e) {
+            throw new CliFailure("--image-version: " + e.getMessage());
+        }
     }
 
     private NodeSoftware nodeSoftware(Path root, PrintWriter stdout) throws Exception {
@@ -105,7 +121,7 @@ public final class BuildCommand implements Callable<Integer> {
         stdout.printf("image build %s: %.1f s total (%s)%n", kind, result.total().toMillis() / 1000.0,
                 String.join(", ", result.stages().entrySet().stream()
                         .map(e -> String.format("%s %.1f s", e.getKey(), e.getValue().toMillis() / 1000.0)).toList()));
-        stdout.println("image:        " + result.image());
+        stdout.println("image:        " + result.image() + " (version " + result.imageVersion() + ")");
         stdout.println("measurements: " + result.measurements()
                 + (signingKey == null ? "" : " (signed: " + MeasurementsFile.signatureFile(result.measurements()) + ")"));
     }
