@@ -360,11 +360,14 @@ class MiniClusterTest {
         return lines;
     }
 
-    private static void assertSummaryRow(String output, String node, String role, String via) {
+    /** The row of {@code node}: verified, an encrypted disk, a member via {@code via}, since a time, on a versioned image. */
+    private void assertSummaryRow(String output, String node, String role, String via) throws IOException {
+        String version = imageDir.isBlank() ? "(?!unknown)\\S+"
+                : Pattern.quote(Files.readString(Path.of(imageDir, "image-version")).trim());
         Pattern row = Pattern.compile("(?m)^" + node + "\\s+" + role + "\\s+PCR 4 9 11 12 13 15\\s+yes \\(\\S+\\)\\s+yes"
-                + ".*\\s" + via + "\\s+\\S+$");
+                + ".*\\s" + via + "\\s+\\S+\\s+" + version + "$");
         assertTrue(row.matcher(output).find(), "no summary row saying " + node + " (" + role + ") is verified, has an"
-                + " encrypted state disk and is a member via " + via + ":\n" + output);
+                + " encrypted state disk, is a member via " + via + " and runs the image's version:\n" + output);
     }
 
     /** The image's measurements with PCR 15 = SHA-256(0^32 || SHA-256(cluster ID)), computed here. */

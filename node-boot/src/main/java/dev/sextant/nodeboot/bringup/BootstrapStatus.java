@@ -5,6 +5,7 @@ import dev.sextant.nodeboot.lifecycle.ProcessExit;
 import dev.sextant.diskcrypt.DiskCryptException;
 import dev.sextant.diskcrypt.StateDisk;
 import dev.sextant.diskcrypt.StateDiskSettings;
+import dev.sextant.nodeboot.image.OsRelease;
 import dev.sextant.nodeboot.kubernetes.DriverResult;
 import jakarta.inject.Singleton;
 import java.io.PrintStream;
@@ -19,8 +20,9 @@ import org.slf4j.LoggerFactory;
  * it to the serial console, where `sextant mini` and the boot tests read it):
  * {@code SEXTANT-STATUS bootstrapped role=<control-plane|worker> disk=<encrypted:UUID|none> kubernetes=<started|not-installed|failed>
  * via=<init|join|rejoin|recovery> since=<ISO-8601 UTC time the state disk was first initialized, read back from that disk>
- * etcd=<member|learner|none>} (what this node is in the cluster's etcd: a control plane whose member answered,
- * or none; appended last, so readers of the earlier fields are unchanged)
+ * etcd=<member|learner|none> image=<version|unknown>} (etcd: what this node is in the cluster's etcd, a control
+ * plane whose member answered, or none; image: the version its os-release names, {@link OsRelease}; each field
+ * appended last when it came, so readers of the earlier ones are unchanged)
  * (a fatal error prints {@code SEXTANT-STATUS failed reason=<text>} from the failure handler).
  * After "bootstrapped" the process exits (see {@link LifecycleSettings}).
  */
@@ -40,19 +42,22 @@ public final class BootstrapStatus {
     private final StateDisk disk;
     private final StateDiskSettings diskSettings;
     private final ProcessExit exit;
+    private final OsRelease osRelease;
     private final PrintStream out;
     private final AtomicBoolean reported = new AtomicBoolean();
 
-    public BootstrapStatus(LifecycleSettings settings, StateDisk disk, StateDiskSettings diskSettings, ProcessExit exit) {
-        this(settings, disk, diskSettings, exit, System.out);
+    public BootstrapStatus(LifecycleSettings settings, StateDisk disk, StateDiskSettings diskSettings, ProcessExit exit,
+                           OsRelease osRelease) {
+        this(settings, disk, diskSettings, exit, osRelease, System.out);
     }
 
     BootstrapStatus(LifecycleSettings settings, StateDisk disk, StateDiskSettings diskSettings, ProcessExit exit,
-                    PrintStream out) {
+                    OsRelease osRelease, PrintStream out) {
         this.settings = settings;
         this.disk = disk;
         this.diskSettings = diskSettings;
         this.exit = exit;
+        this.osRelease = osRelease;
         this.out = out;
     }
 
@@ -63,7 +68,8 @@ public final class BootstrapStatus {
         }
         out.println("SEXTANT-STATUS bootstrapped role=" + outcome.role().label() + " disk=" + diskState()
                 + " kubernetes=" + kubernetesState(outcome.kubernetes()) + " via=" + outcome.via().label()
-                + " since=" + outcome.since() + " etcd=" + outcome.etcd().label());
+                + " since=" + outcome.since() + " etcd=" + outcome.etcd().label()
+                + " image=" + osRelease.imageVersion().orElse("unknown"));
         out.flush();
         if (settings.exitAfterBootstrap()) {
             LOG.info("Bootstrapped; exiting in {} ms (systemd restarts the bootstrapper in verify-only mode)",

@@ -34,6 +34,7 @@ import dev.sextant.nodeboot.joinclient.TestJoinService;
 import dev.sextant.nodeboot.initserver.ClusterKeys;
 import dev.sextant.nodeboot.kubernetes.DriverResult;
 import dev.sextant.nodeboot.bringup.BootstrapStatus;
+import dev.sextant.nodeboot.image.OsRelease;
 import dev.sextant.nodeboot.initserver.InitResponses;
 import dev.sextant.nodeboot.lifecycle.LifecycleSettings;
 import dev.sextant.nodeboot.lifecycle.ProcessExit;
@@ -350,7 +351,8 @@ class NodeAttacksTest {
         byte[] digest = sha.digest("the init secret".getBytes(StandardCharsets.UTF_8));
         Files.writeString(hash, "sha256:" + HexFormat.of().formatHex(salt) + ":" + HexFormat.of().formatHex(digest) + "\n");
         InitSettings settings = new InitSettings(hash, dir.resolve("log"), false, "node-x", null);
-        var status = new BootstrapStatus(new LifecycleSettings(false, Duration.ZERO), node.disk, node.diskSettings, new ProcessExit());
+        var status = new BootstrapStatus(new LifecycleSettings(false, Duration.ZERO), node.disk, node.diskSettings, new ProcessExit(),
+                    new OsRelease(java.nio.file.Path.of("/usr/lib/os-release")));
         var endpoint = new InitEndpoint(settings, new InitFlow(node.bringUp, node.disk, new NodeIdentity(settings)),
                 new JournalSource(settings), status, node.disk);
         List<String> before = node.luks.commands();

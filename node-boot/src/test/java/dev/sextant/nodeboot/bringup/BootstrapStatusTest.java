@@ -8,10 +8,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import dev.sextant.diskcrypt.ProcessCommandRunner;
 import dev.sextant.diskcrypt.StateDisk;
 import dev.sextant.diskcrypt.StateDiskSettings;
+import dev.sextant.nodeboot.image.OsRelease;
 import dev.sextant.nodeboot.kubernetes.DriverResult;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -39,7 +41,15 @@ class BootstrapStatusTest {
         };
         return new BootstrapStatus(new LifecycleSettings(exitAfterBootstrap, Duration.ofSeconds(2)),
                 new StateDisk(diskSettings, new ProcessCommandRunner()), diskSettings, exit,
-                new PrintStream(console, true, StandardCharsets.UTF_8));
+                new OsRelease(osRelease()), new PrintStream(console, true, StandardCharsets.UTF_8));
+    }
+
+    private Path osRelease() {
+        try {
+            return Files.writeString(dir.resolve("os-release"), "ID=debian\nIMAGE_ID=\"sextant-node\"\nIMAGE_VERSION=\"1.4.0\"\n");
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
     }
 
     @Test
@@ -51,7 +61,7 @@ class BootstrapStatusTest {
         status.bootstrapped(rejoined);
         status.bootstrapped(rejoined);
         assertEquals("SEXTANT-STATUS bootstrapped role=worker disk=none kubernetes=not-installed via=rejoin"
-                        + " since=2026-11-24T03:00:00Z etcd=none\n",
+                        + " since=2026-11-24T03:00:00Z etcd=none image=1.4.0\n",
                 console.toString(StandardCharsets.UTF_8));
         assertEquals(List.of(Duration.ofSeconds(2)), exits);
     }
@@ -62,7 +72,7 @@ class BootstrapStatusTest {
         status(false).bootstrapped(new BringUpOutcome.Bootstrapped(BootstrapStatus.Role.CONTROL_PLANE,
                 new DriverResult.Started(new byte[0]), Via.INIT, "2026-11-24T03:00:00Z", new byte[0], EtcdStanding.MEMBER));
         assertEquals("SEXTANT-STATUS bootstrapped role=control-plane disk=none kubernetes=started via=init"
-                        + " since=2026-11-24T03:00:00Z etcd=member\n",
+                        + " since=2026-11-24T03:00:00Z etcd=member image=1.4.0\n",
                 console.toString(StandardCharsets.UTF_8));
         assertEquals(List.of(), exits);
     }

@@ -2,6 +2,7 @@ package dev.sextant.nodeboot.initserver;
 
 import com.google.protobuf.ByteString;
 import dev.sextant.nodeboot.bringup.BootstrapStatus;
+import dev.sextant.nodeboot.image.OsRelease;
 import dev.sextant.nodeboot.bringup.FakeKubernetes;
 import dev.sextant.nodeboot.bringup.TestNode;
 import dev.sextant.diskcrypt.FakeLuks;
@@ -44,7 +45,8 @@ class InitFailureJournalTest {
             Path hash = Files.writeString(dir.resolve("hash"), InitSecretHash.format(new byte[16], INIT_SECRET));
             Path log = Files.writeString(dir.resolve("node.log"), "bootstrapper: the log an operator gets after a failure\n");
             InitSettings settings = new InitSettings(hash, log, false, "node-a", null);
-            var status = new BootstrapStatus(new LifecycleSettings(false, Duration.ZERO), node.disk, node.diskSettings, new ProcessExit());
+            var status = new BootstrapStatus(new LifecycleSettings(false, Duration.ZERO), node.disk, node.diskSettings, new ProcessExit(),
+                    new OsRelease(java.nio.file.Path.of("/usr/lib/os-release")));
             var endpoint = new InitEndpoint(settings, new InitFlow(node.bringUp, node.disk, new NodeIdentity(settings)),
                     new JournalSource(settings), status, node.disk);
 

@@ -10,9 +10,9 @@ import java.util.regex.Pattern;
 /**
  * The one line a node prints on its serial console when bootstrapping ends:
  * {@code SEXTANT-STATUS bootstrapped role=<control-plane|worker> disk=<encrypted:UUID|none> kubernetes=<...>
- * via=<init|join|rejoin|recovery> since=<ISO-8601 UTC> etcd=<member|learner|none>} or {@code SEXTANT-STATUS failed reason=<text>}.
- * A bootstrapped line without via and since (an older node) is no status line; one without etcd (a node
- * from before etcd came to the nodes) is, its etcd "unknown". The console is
+ * via=<init|join|rejoin|recovery> since=<ISO-8601 UTC> etcd=<member|learner|none> image=<version|unknown>} or
+ * {@code SEXTANT-STATUS failed reason=<text>}. A bootstrapped line without via and since (an older node) is no
+ * status line; one without etcd or image (a node from before they came) is, those "unknown". The console is
  * written by the guest, so unknown fields are kept as they are and missing ones read as "unknown";
  * nothing here is evidence (the aTLS quote is), it is what the node says about itself.
  */
@@ -85,6 +85,11 @@ public record NodeStatusLine(boolean bootstrapped, Map<String, String> fields, S
     /** What the node is in the cluster's etcd: member, learner or none. */
     public String etcd() {
         return fields.getOrDefault("etcd", "unknown");
+    }
+
+    /** The image version the node's os-release names (what it says, not what a quote proved). */
+    public String image() {
+        return fields.getOrDefault("image", "unknown");
     }
 
     public String reason() {

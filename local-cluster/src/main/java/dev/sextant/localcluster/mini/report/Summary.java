@@ -12,8 +12,8 @@ import java.util.Optional;
  * The table {@code mini up} and {@code mini start} end with: per node its role, the PCRs verified
  * over attested TLS (by mini itself, against the image's measurements and this cluster's PCR 15),
  * whether its state disk is encrypted, whether it is a member, a control plane's etcd member (leader,
- * follower or learner, and its health), how it became a member this boot and since when its disk
- * holds the cluster; then what became of Kubernetes.
+ * follower or learner, and its health), how it became a member this boot, since when its disk
+ * holds the cluster and the image version it reports; then what became of Kubernetes.
  */
 public record Summary(List<Row> rows, String kubernetes) {
     public Summary {
@@ -22,13 +22,13 @@ public record Summary(List<Row> rows, String kubernetes) {
 
     /** One node. {@code verified}: the PCR indices checked, or why verification failed. */
     public record Row(String node, String role, String verified, String stateDisk, String joined, String etcd,
-                      String via, String since) {
+                      String via, String since, String image) {
         /** The row of a node that reported {@code status}, verified as {@code verified} says and whose member is {@code etcd}. */
         public static Row of(String node, NodeRole role, String verified, NodeStatusLine status, EtcdMemberState etcd) {
             String joined = !status.role().equals(role.label()) ? "no (reported role " + status.role() + ")"
                     : status.via().equals("init") ? "yes (initialized the cluster)" : "yes";
             return new Row(node, role.label(), verified, status.diskSummary(), joined, etcd.describe(), status.via(),
-                    status.since());
+                    status.since(), status.image());
         }
     }
 
@@ -50,9 +50,9 @@ public record Summary(List<Row> rows, String kubernetes) {
     public List<String> render() {
         List<String[]> cells = new ArrayList<>();
         cells.add(new String[] {"NODE", "ROLE", "VERIFIED PCRS (aTLS)", "STATE DISK ENCRYPTED", "JOINED", "ETCD", "VIA",
-                "SINCE"});
+                "SINCE", "IMAGE"});
         rows.forEach(r -> cells.add(new String[] {r.node(), r.role(), r.verified(), r.stateDisk(), r.joined(), r.etcd(),
-                r.via(), r.since()}));
+                r.via(), r.since(), r.image()}));
         int[] widths = new int[cells.get(0).length];
         for (String[] row : cells) {
             for (int i = 0; i < row.length; i++) {

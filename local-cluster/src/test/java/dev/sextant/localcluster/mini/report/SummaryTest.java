@@ -16,25 +16,25 @@ class SummaryTest {
     private final Path kubeconfig = Path.of("/m/kubeconfig");
 
     @Test
-    @DisplayName("is an aligned table of node, role, verified PCRs, state disk, membership, etcd member, via and since,"
-            + " then Kubernetes")
+    @DisplayName("is an aligned table of node, role, verified PCRs, state disk, membership, etcd member, via, since and"
+            + " the image version the node reports (unknown from a node that names none), then Kubernetes")
     void table() {
         Summary summary = new Summary(List.of(
                 Summary.Row.of("control-plane-0", NodeRole.CONTROL_PLANE, "PCR 4 9 11 12 13 15", status(
-                        "role=control-plane disk=encrypted:abc kubernetes=started via=init since=2026-11-24T03:00:00Z"),
+                        "role=control-plane disk=encrypted:abc kubernetes=started via=init since=2026-11-24T03:00:00Z etcd=member image=1.4.0"),
                         new EtcdMemberState("leader", "healthy")),
                 Summary.Row.of("control-plane-1", NodeRole.CONTROL_PLANE, "PCR 4 9 11 12 13 15", status(
-                        "role=control-plane disk=encrypted:cde kubernetes=started via=join since=2026-11-24T03:02:00Z"),
+                        "role=control-plane disk=encrypted:cde kubernetes=started via=join since=2026-11-24T03:02:00Z etcd=member image=1.4.0"),
                         new EtcdMemberState("follower", "healthy")),
                 Summary.Row.of("worker-0", NodeRole.WORKER, "PCR 4 9 11 12 13 15", status(
                         "role=worker disk=encrypted:def kubernetes=started via=rejoin since=2026-11-24T03:05:00Z"),
                         EtcdMemberState.NONE)),
                 "Kubernetes: not installed");
         assertEquals(List.of(
-                "NODE             ROLE           VERIFIED PCRS (aTLS)  STATE DISK ENCRYPTED  JOINED                         ETCD               VIA     SINCE",
-                "control-plane-0  control-plane  PCR 4 9 11 12 13 15   yes (abc)             yes (initialized the cluster)  leader, healthy    init    2026-11-24T03:00:00Z",
-                "control-plane-1  control-plane  PCR 4 9 11 12 13 15   yes (cde)             yes                            follower, healthy  join    2026-11-24T03:02:00Z",
-                "worker-0         worker         PCR 4 9 11 12 13 15   yes (def)             yes                            -                  rejoin  2026-11-24T03:05:00Z",
+                "NODE             ROLE           VERIFIED PCRS (aTLS)  STATE DISK ENCRYPTED  JOINED                         ETCD               VIA     SINCE                 IMAGE",
+                "control-plane-0  control-plane  PCR 4 9 11 12 13 15   yes (abc)             yes (initialized the cluster)  leader, healthy    init    2026-11-24T03:00:00Z  1.4.0",
+                "control-plane-1  control-plane  PCR 4 9 11 12 13 15   yes (cde)             yes                            follower, healthy  join    2026-11-24T03:02:00Z  1.4.0",
+                "worker-0         worker         PCR 4 9 11 12 13 15   yes (def)             yes                            -                  rejoin  2026-11-24T03:05:00Z  unknown",
                 "Kubernetes: not installed"), summary.render());
     }
 
