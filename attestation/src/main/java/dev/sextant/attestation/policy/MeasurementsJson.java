@@ -47,25 +47,37 @@ final class MeasurementsJson {
     }
 
     static VersionedMeasurements parseVersioned(byte[] json) throws MeasurementsException {
+        ObjectNode top = object(readTree(json), "the top level");
+        onlyFields(top, "the top level", Set.of("version", "variant", "measurements"));
+        long version = version(top.get("version"));
+        Variant variant = variant(top.get("variant"));
+        ObjectNode entries = object(top.get("measurements"), "\"measurements\"");
+        return new VersionedMeasurements(version, measurements(variant, entries, "measurements file"));
+    }
+
+    /** The JSON tree of a file no larger than {@link #MAX_BYTES}. */
+    static JsonNode readTree(byte[] json) throws MeasurementsException {
         if (json.length > MAX_BYTES) {
             throw new MeasurementsException("measurements file is " + json.length + " bytes, over the limit " + MAX_BYTES);
         }
-        JsonNode root;
         try {
-            root = MAPPER.readTree(json);
+            return MAPPER.readTree(json);
         } catch (IOException e) {
             throw new MeasurementsException("measurements file is not valid JSON: " + (e instanceof JsonProcessingException j ? j.getOriginalMessage() : e.getMessage()), e);
         }
-        ObjectNode top = object(root, "the top level");
-        onlyFields(top, "the top level", Set.of("version", "variant", "measurements"));
-        long version = version(top.get("version"));
-        JsonNode variantNode = top.get("variant");
+    }
+
+    static Variant variant(JsonNode variantNode) throws MeasurementsException {
         if (variantNode == null || !variantNode.isTextual()) {
             throw new MeasurementsException("measurements file has no \"variant\" string");
         }
-        Variant variant = Variant.byId(variantNode.asText()).orElseThrow(() ->
+        return Variant.byId(variantNode.asText()).orElseThrow(() ->
                 new MeasurementsException("unknown variant \"" + variantNode.asText() + "\""));
-        ObjectNode entries = object(top.get("measurements"), "\"measurements\"");
+    }
+
+    /** One image's {@code {"<pcr>": {"expected": ..., "warnOnly": ...}}}, covering every required PCR. */
+    static Measurements measurements(Variant variant, JsonNode node, String where) throws MeasurementsException {
+        ObjectNode entries = object(node, where);
         SortedMap<Integer, ExpectedValue> values = new TreeMap<>();
         for (Iterator<Map.Entry<String, JsonNode>> it = entries.fields(); it.hasNext(); ) {
             Map.Entry<String, JsonNode> e = it.next();
@@ -73,13 +85,13 @@ final class MeasurementsJson {
         }
         java.util.List<Integer> missing = REQUIRED_PCRS.stream().filter(pcr -> !values.containsKey(pcr)).toList();
         if (!missing.isEmpty()) {
-            throw new MeasurementsException("measurements file lacks PCR " + missing.stream().map(String::valueOf)
+            throw new MeasurementsException(where + " lacks PCR " + missing.stream().map(String::valueOf)
                     .collect(java.util.stream.Collectors.joining(", ")) + ": a measurement set must cover PCR " + REQUIRED_LIST);
         }
-        return new VersionedMeasurements(version, new Measurements(variant, values));
+        return new Measurements(variant, values);
     }
 
-    private static long version(JsonNode node) throws MeasurementsException {
+    static long version(JsonNode node) throws MeasurementsException {
         if (node == null) {
             return 0;
         }
@@ -121,14 +133,14 @@ final class MeasurementsJson {
         return new ExpectedValue(HexFormat.of().parseHex(hex.asText()), warnOnly);
     }
 
-    private static ObjectNode object(JsonNode node, String where) throws MeasurementsException {
+    static ObjectNode object(JsonNode node, String where) throws MeasurementsException {
         if (!(node instanceof ObjectNode o)) {
             throw new MeasurementsException(where + " must be a JSON object");
         }
         return o;
     }
 
-    private static void onlyFields(ObjectNode node, String where, Set<String> allowed) throws MeasurementsException {
+    static void onlyFields(ObjectNode node, String where, Set<String> allowed) throws MeasurementsException {
         for (Iterator<String> it = node.fieldNames(); it.hasNext(); ) {
             String name = it.next();
             if (!allowed.contains(name)) {
@@ -148,10 +160,21 @@ final class MeasurementsJson {
             root.put("version", version);
         }
         root.put("variant", m.variant().id());
-        ObjectNode entries = root.putObject("measurements");
+        putEntries(root.putObject("measurements"), m);
+        return bytes(root);
+    }
+
+    static void putEntries(ObjectNode entries, Measurements m) {
         m.measurements().forEach((pcr, v) -> entries.putObject(Integer.toString(pcr))
                 .put("expected", HexFormat.of().formatHex(v.expected()))
                 .put("warnOnly", v.warnOnly()));
+    }
+
+    static ObjectNode newObject() {
+        return MAPPER.createObjectNode();
+    }
+
+    static byte[] bytes(ObjectNode root) {
         try {
             return (MAPPER.writeValueAsString(root) + "\n").getBytes(StandardCharsets.UTF_8);
         } catch (IOException e) {

@@ -16,9 +16,11 @@ public final class AttestedState {
     private final SortedMap<Integer, byte[]> pcrs;
     private final byte[] akName;
     private final List<String> warnings;
+    private final String imageVersion;
 
-    AttestedState(Variant variant, SortedMap<Integer, byte[]> pcrs, byte[] akName, List<String> warnings) {
+    AttestedState(Variant variant, SortedMap<Integer, byte[]> pcrs, byte[] akName, List<String> warnings, String imageVersion) {
         this.variant = variant;
+        this.imageVersion = imageVersion;
         this.pcrs = Collections.unmodifiableSortedMap(new TreeMap<>(pcrs));
         this.akName = akName.clone();
         this.warnings = List.copyOf(warnings);
@@ -34,6 +36,12 @@ public final class AttestedState {
      * identity for bindings such as disk UUID or node name.
      */
     public byte[] akName() { return akName.clone(); }
+
+    /**
+     * The version of the image in the verifier's measurement set whose PCRs the quote matched: what the
+     * node proved it runs ({@code unversioned} for a policy of one image without a version).
+     */
+    public String imageVersion() { return imageVersion; }
 
     /** warnOnly measurements that did not match, as sentences. */
     public List<String> warnings() { return warnings; }

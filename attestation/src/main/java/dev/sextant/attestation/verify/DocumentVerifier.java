@@ -10,7 +10,7 @@ import dev.sextant.attestation.eventlog.EventLogMismatch;
 import dev.sextant.attestation.eventlog.EventLogParser;
 import dev.sextant.attestation.eventlog.EventLogReplay;
 import dev.sextant.attestation.eventlog.RawEventLog;
-import dev.sextant.attestation.policy.MeasurementComparison;
+import dev.sextant.attestation.policy.ImageMatch;
 import dev.sextant.attestation.tpmstructures.TpmAlg;
 import dev.sextant.attestation.tpmstructures.TpmFormatException;
 import dev.sextant.attestation.tpmstructures.TpmsAttest;
@@ -49,7 +49,9 @@ import java.util.SortedMap;
  *       purpose, nonce and user_data (without a path: that qualification itself) [NONCE_MISMATCH];</li>
  *   <li>selection is all 24 SHA-256 PCRs and the values digest to pcrDigest [PCR_DIGEST_MISMATCH];</li>
  *   <li>event log, if present, parses [MALFORMED] and replays to the quoted PCRs (PFP §10.2) [EVENT_LOG_MISMATCH];</li>
- *   <li>measurements: every enforced PCR matches [PCR_MISMATCH]; warnOnly mismatches become warnings.</li>
+ *   <li>measurements: every enforced PCR of one image the set admits matches, and that image's version is
+ *       the state's [PCR_MISMATCH, naming per image what differs]; the PCRs of a retired image
+ *       [IMAGE_RETIRED, naming its version]; warnOnly mismatches become warnings.</li>
  * </ol>
  * No input bytes make it throw anything else.
  */
@@ -104,15 +106,19 @@ public final class DocumentVerifier implements AttestationVerifier {
         // Part 2 §10.12.4: pcrSelect and pcrDigest describe exactly which values the TPM signed.
         SortedMap<Integer, byte[]> pcrs = QuotedPcrs.check(attest.quote().orElseThrow(), quote);
         replayEventLog(doc, pcrs);
-        // Policy: every enforced expected value must match; warnOnly ones only warn (Constellation's M).
-        MeasurementComparison result = policy.measurements().compare(pcrs);
-        if (!result.passed()) {
-            throw new AttestationRejected(Reason.PCR_MISMATCH, String.join("; ", result.failures()));
+        // Policy: every enforced value of one admitted image must match; warnOnly ones only warn (Constellation's M).
+        ImageMatch match = policy.set().match(pcrs);
+        if (match instanceof ImageMatch.Retired retired) {
+            throw new AttestationRejected(Reason.IMAGE_RETIRED, retired.sentence());
         }
-        result.warnings().forEach(w -> LOG.warn("accepting a warnOnly measurement mismatch: {}", w));
+        if (match instanceof ImageMatch.Mismatch mismatch) {
+            throw new AttestationRejected(Reason.PCR_MISMATCH, mismatch.sentence());
+        }
+        ImageMatch.Admitted image = (ImageMatch.Admitted) match;
+        image.warnings().forEach(w -> LOG.warn("accepting a warnOnly measurement mismatch: {}", w));
         // Not ekCaTrust::remember: that would dereference a null ekCaTrust (any AK trusted) with nothing to remember.
         chain.ifPresent(checked -> ekCaTrust.remember(checked));
-        return new AttestedState(policy.variant(), pcrs, akName, result.warnings());
+        return new AttestedState(policy.variant(), pcrs, akName, image.warnings(), image.image().imageVersion());
     }
 
     private static AttestationDocument parse(byte[] document) throws AttestationRejected {

@@ -18,8 +18,10 @@ public enum Reason {
     KEY_BINDING,
     /** The reported PCR values do not digest to the quoted pcrDigest, or the selection is incomplete. */
     PCR_DIGEST_MISMATCH,
-    /** An enforced measurement differs from the expected value. */
+    /** An enforced measurement differs from the expected value (of every image the set admits). */
     PCR_MISMATCH,
+    /** The PCRs are those of an image the measurement set has retired. */
+    IMAGE_RETIRED,
     /** The event log does not replay to the quoted PCR values. */
     EVENT_LOG_MISMATCH
 }

@@ -2,6 +2,8 @@ package dev.sextant.attestation.verify;
 
 import dev.sextant.attestation.Purpose;
 import dev.sextant.attestation.policy.ExpectedValue;
+import dev.sextant.attestation.policy.ImageMeasurements;
+import dev.sextant.attestation.policy.MeasurementSet;
 import dev.sextant.attestation.policy.Measurements;
 import dev.sextant.attestation.testkit.Mutation;
 import dev.sextant.attestation.testkit.SoftwareTpmAttester;
@@ -17,9 +19,11 @@ import org.junit.jupiter.params.provider.MethodSource;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.EnumSet;
+import java.util.List;
 import java.util.Set;
 import java.util.SortedMap;
 import java.util.TreeMap;
+import java.util.function.Function;
 import java.util.function.UnaryOperator;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
@@ -44,7 +48,7 @@ class RejectionMatrixTest {
 
     /** How a row builds its document bytes from a valid attester, and how it shapes the policy. */
     record Row(String sentence, UnaryOperator<SoftwareTpmOptions> node, UnaryOperator<byte[]> bytes,
-               UnaryOperator<SortedMap<Integer, ExpectedValue>> policy, Reason reason, String fragment) {
+               Function<Measurements, MeasurementSet> policy, Reason reason, String fragment) {
         @Override
         public String toString() { return sentence; }
     }
@@ -88,7 +92,15 @@ class RejectionMatrixTest {
                 row("rejects a document that reports a PCR the quote does not cover", o -> o.with(Mutation.EXTRA_PCR), b -> b,
                         p -> p, Reason.PCR_DIGEST_MISMATCH, "rather than 0..23"),
                 row("rejects a quote that selects fewer than 24 PCRs", o -> o.with(Mutation.PARTIAL_SELECTION), b -> b,
-                        p -> p, Reason.PCR_DIGEST_MISMATCH, "rather than all 24"));
+                        p -> p, Reason.PCR_DIGEST_MISMATCH, "rather than all 24"),
+                Arguments.of(new Row("rejects a node on an image the set has retired, naming the retired version", o -> o,
+                        b -> b, m -> new MeasurementSet(7, m.variant(), List.of(image("2.0", m, 4, (byte) 0x20)),
+                                List.of(new ImageMeasurements("1.0", m))),
+                        Reason.IMAGE_RETIRED, "the node runs image 1.0, retired by measurement set version 7")),
+                Arguments.of(new Row("rejects a node that runs none of the set's images, naming what differs from each", o -> o,
+                        b -> b, m -> new MeasurementSet(7, m.variant(), List.of(image("1.0", m, 4, (byte) 0x10),
+                                image("2.0", m, 11, (byte) 0x20)), List.of()),
+                        Reason.PCR_MISMATCH, "image 1.0: PCR 4 (sha256) is ")));
     }
 
     @ParameterizedTest(name = "{0}")
@@ -96,8 +108,7 @@ class RejectionMatrixTest {
     void rejects(Row row) throws Exception {
         SoftwareTpmAttester attester = new SoftwareTpmAttester(pki, row.node().apply(SoftwareTpmOptions.defaults()));
         byte[] document = row.bytes().apply(attester.attest(PURPOSE, NONCE, USER_DATA).toByteArray());
-        Measurements m = attester.measurements();
-        DocumentVerifier verifier = verifier(new Measurements(m.variant(), row.policy().apply(new TreeMap<>(m.measurements()))));
+        DocumentVerifier verifier = verifier(row.policy().apply(attester.measurements()));
 
         AttestationRejected rejected = assertThrows(AttestationRejected.class,
                 () -> verifier.verify(document, PURPOSE, NONCE, USER_DATA));
@@ -141,6 +152,20 @@ class RejectionMatrixTest {
     }
 
     @Test
+    @DisplayName("admits a node whose PCRs are one of the set's images, and names that image's version")
+    void admitsOneOfSeveralImages() throws Exception {
+        SoftwareTpmAttester attester = new SoftwareTpmAttester(pki, SoftwareTpmOptions.defaults());
+        Measurements m = attester.measurements();
+        MeasurementSet rollout = new MeasurementSet(8, m.variant(), List.of(image("1.0", m, 4, (byte) 0x10),
+                new ImageMeasurements("2.0", m)), List.of());
+
+        AttestedState state = verifier(rollout).verify(attester.attest(PURPOSE, NONCE, USER_DATA).toByteArray(),
+                PURPOSE, NONCE, USER_DATA);
+
+        assertEquals("2.0", state.imageVersion());
+    }
+
+    @Test
     @DisplayName("names every failing PCR when several enforced measurements differ")
     void namesEveryFailingPcr() throws Exception {
         SoftwareTpmAttester attester = new SoftwareTpmAttester(pki, SoftwareTpmOptions.defaults());
@@ -156,7 +181,16 @@ class RejectionMatrixTest {
     }
 
     static DocumentVerifier verifier(Measurements measurements) {
-        return new DocumentVerifier(new VerifierPolicy(measurements, AkTrust.ekCa(java.util.List.of(pki.caCertificate()))));
+        return verifier(MeasurementSet.of(measurements));
+    }
+
+    static DocumentVerifier verifier(MeasurementSet set) {
+        return new DocumentVerifier(new VerifierPolicy(set, AkTrust.ekCa(List.of(pki.caCertificate()))));
+    }
+
+    /** The node's own measurements as image {@code version}, except {@code pcr} filled with {@code fill}. */
+    static ImageMeasurements image(String version, Measurements node, int pcr, byte fill) {
+        return new ImageMeasurements(version, new Measurements(node.variant(), with(new TreeMap<>(node.measurements()), pcr, fill, false)));
     }
 
     static SortedMap<Integer, ExpectedValue> with(SortedMap<Integer, ExpectedValue> p, int pcr, byte fill, boolean warnOnly) {
@@ -170,8 +204,10 @@ class RejectionMatrixTest {
         return v;
     }
 
+    /** A row whose policy is one image: the node's own measurements as {@code policy} reshapes them. */
     private static Arguments row(String sentence, UnaryOperator<SoftwareTpmOptions> node, UnaryOperator<byte[]> bytes,
                                  UnaryOperator<SortedMap<Integer, ExpectedValue>> policy, Reason reason, String fragment) {
-        return Arguments.of(new Row(sentence, node, bytes, policy, reason, fragment));
+        return Arguments.of(new Row(sentence, node, bytes,
+                m -> MeasurementSet.of(new Measurements(m.variant(), policy.apply(new TreeMap<>(m.measurements())))), reason, fragment));
     }
 }
