@@ -26,7 +26,8 @@ import java.util.concurrent.TimeUnit;
 
 @Command(name = "verify",
         description = {"Connect to a node over attested TLS and verify its TPM quote in the handshake.",
-                "Prints the verified PCR values and exits 0, or one line 'REJECTED: <REASON>: <sentence>' and exits 1."},
+                "Prints the verified PCR values and the version of the image they matched in the measurements,",
+                "and exits 0; or one line 'REJECTED: <REASON>: <sentence>' and exits 1."},
         footer = {"  sextant verify --endpoint 192.0.2.10:9000 --measurements \\",
                 "      out/image/measurements.json --ek-ca ca/ca-cert.pem"},
         exitCodeList = {ExitCodes.VERIFIED_ROW, ExitCodes.REJECTED_ROW, ExitCodes.FAILED_ROW})
@@ -67,6 +68,7 @@ public final class NodeVerifyCommand implements Callable<Integer> {
 
     private int printVerified(AttestedState state, PrintWriter out) {
         state.pcrs().forEach((pcr, value) -> out.printf("PCR %2d  %s%n", pcr, HexFormat.of().formatHex(value)));
+        out.println("image   " + state.imageVersion());
         state.warnings().forEach(w -> spec.commandLine().getErr().println("warning: " + w));
         return ExitCodes.OK;
     }

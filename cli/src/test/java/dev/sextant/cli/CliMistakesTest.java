@@ -196,11 +196,13 @@ class CliMistakesTest {
     }
 
     @Test
-    @DisplayName("a node that runs the expected software is verified: its PCRs are printed and the exit code is 0")
+    @DisplayName("a node that runs the expected software is verified: its PCRs and the image version they matched are"
+            + " printed and the exit code is 0")
     void verified() {
         Run run = run(fill("verify --endpoint 127.0.0.1:{node} --measurements {dir}/good.json --ek-ca {dir}/ek-ca.pem").split(" "));
         assertEquals(0, run.exit(), run.out() + run.err());
         assertEquals("PCR  0  " + HexFormat.of().formatHex(attester.pcrValues().get(0)), run.out().lines().findFirst().orElse(""));
+        assertEquals("image   unversioned", run.out().lines().reduce((a, b) -> b).orElse(""));
     }
 
     @Test
