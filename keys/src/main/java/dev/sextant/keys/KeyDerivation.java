@@ -21,6 +21,12 @@ public final class KeyDerivation {
      */
     public static final String DISCOVERY_CA = "discoveryCa";
     public static final int KEY_BYTES = 32;
+    /**
+     * HKDF info of the operator credential's Ed25519 seed. Deliberately outside the {@code "key-"}
+     * space of {@link #dataKey}: no data-key request, whatever its ID, can return the operator's
+     * private key, so a service that hands out data keys cannot hand out the operator's identity.
+     */
+    public static final String OPERATOR_CREDENTIAL_INFO = "sextant operator credential v1";
 
     /** RFC 5869 caps the output at 255 hash lengths. */
     public static final int MAX_OUTPUT_BYTES = 255 * 32;
@@ -45,6 +51,17 @@ public final class KeyDerivation {
     public byte[] dataKey(String id, int length) {
         byte[] info = ("key-" + id).getBytes(StandardCharsets.UTF_8);
         return expand(HKDFParameters.skipExtractParameters(prk, info), length);
+    }
+
+    /**
+     * The 32-byte Ed25519 seed of the operator's credential: HKDF-SHA256 with IKM = master secret,
+     * salt = master salt and info = {@link #OPERATOR_CREDENTIAL_INFO}. The operator derives it on
+     * their own machine from the master secret file; whoever holds the master secret can derive
+     * its public key to check the operator's proofs.
+     */
+    public byte[] operatorCredentialSeed() {
+        byte[] info = OPERATOR_CREDENTIAL_INFO.getBytes(StandardCharsets.UTF_8);
+        return expand(HKDFParameters.skipExtractParameters(prk, info), KEY_BYTES);
     }
 
     /** HKDF(measurement secret, measurement salt, "key-clusterID"): what PCR 15 is marked with. */

@@ -95,6 +95,16 @@ public final class EndpointDiscovery implements AutoCloseable {
         return node == null ? List.of() : node.records();
     }
 
+    /**
+     * Publishes the cluster's revocation list (as the discovery CA signed it) from this control plane;
+     * every member applies it at once. False when discovery is not running here or this node already
+     * holds that version or a higher one. IllegalArgumentException for a list that is not the
+     * discovery CA's for this cluster; IllegalStateException on a worker.
+     */
+    public synchronized boolean publishRevocations(byte[] signedList) {
+        return node != null && node.publishRevocations(signedList);
+    }
+
     /** Join services from the group, for nodes that already hold the key. */
     public GossipDiscovery joinServices() {
         return new GossipDiscovery(this::records, "join." + settings.domain());

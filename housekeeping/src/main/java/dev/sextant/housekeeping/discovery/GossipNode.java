@@ -1,6 +1,9 @@
 package dev.sextant.housekeeping.discovery;
 
+import dev.sextant.keys.member.MemberCertificate;
 import dev.sextant.keys.member.MemberCredentials;
+import dev.sextant.keys.member.MemberRole;
+import dev.sextant.keys.member.RevocationList;
 import org.jgroups.Address;
 import org.jgroups.Event;
 import org.jgroups.BytesMessage;
@@ -19,6 +22,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.SortedSet;
@@ -42,6 +46,13 @@ import java.util.function.Consumer;
  * member therefore also asks, once it has installed a view, every member it holds no entry for to
  * announce to it directly: a message without payload, answered by a unicast of the announcement.
  * Whoever installs a view last pulls what it missed; whatever a member sends after that reaches it.
+ *
+ * <p>Revocation: a control plane publishes the cluster's revocation list (signed by the discovery
+ * CA) beside its records ({@link #publishRevocations}); every member applies the highest version it
+ * has verified at once, dropping the records the listed keys signed and refusing their later ones
+ * ({@link RecordTable#revoke}). Every control plane passes on the highest list it holds in its own
+ * announcements, so a member that joins or restarts later learns it from whichever control plane it
+ * hears first, also after the one that first published it has gone.
  */
 public final class GossipNode implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(GossipNode.class);
@@ -66,6 +77,9 @@ public final class GossipNode implements AutoCloseable {
     private final RecordSigner signer;
     private final RecordVerifier verifier;
     private final RecordTable<Address> table = new RecordTable<>();
+    /** This node's certified key and role: its own entry is offered under the key, and only control planes pass lists on. */
+    private final byte[] ownKey;
+    private final boolean controlPlane;
     private final ScheduledExecutorService worker;
     private final Consumer<SortedSet<EndpointRecord>> onChange;
     private final Object publishLock = new Object();
@@ -73,6 +87,8 @@ public final class GossipNode implements AutoCloseable {
     private Set<EndpointRecord> own = Set.of();
     /** This node's signed announcement of {@link #own}; null before the first publish. */
     private byte[] announcement;
+    /** The revocation list this control plane passes on (encoded as the CA signed it); null while it holds none. */
+    private byte[] revocations;
     private SortedSet<EndpointRecord> lastReported = new TreeSet<>();
 
     private GossipNode(Config config, byte[] groupKey, MemberCredentials credentials,
@@ -81,6 +97,9 @@ public final class GossipNode implements AutoCloseable {
         this.codec = new RecordCodec(config.domain());
         this.signer = new RecordSigner(codec, credentials);
         this.verifier = new RecordVerifier(codec, config.domain(), credentials, Clock.systemUTC());
+        MemberCertificate certificate = credentials.check(Instant.now());
+        this.ownKey = certificate.publicKey();
+        this.controlPlane = certificate.role() == MemberRole.CONTROL_PLANE;
         this.onChange = onChange;
         this.worker = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "discovery-" + config.nodeName());
@@ -138,9 +157,64 @@ public final class GossipNode implements AutoCloseable {
             // saw from this node name, also from before this node restarted.
             version = Math.max(version + 1, System.currentTimeMillis());
             own = Set.copyOf(records);
-            announcement = signer.encode(version, own);
-            table.offer(channel.getAddress(), config.nodeName(), version, own);
+            announcement = signer.encode(version, own, revocations == null ? Map.of()
+                    : Map.of(RecordVerifier.revocationsName(config.domain()), revocations));
+            table.offer(channel.getAddress(), config.nodeName(), ownKey, version, own);
         }
+    }
+
+    /**
+     * Publishes the cluster's revocation list {@code signedList} (as the discovery CA signed it) beside
+     * this control plane's records and applies it here. Returns false when this node already applied
+     * that version or a higher one (nothing is published). IllegalArgumentException when the list is
+     * not the discovery CA's for this cluster; IllegalStateException on a worker, whose announcement
+     * every member would refuse.
+     */
+    public boolean publishRevocations(byte[] signedList) {
+        if (!controlPlane) {
+            throw new IllegalStateException(config.nodeName() + " is a worker: only control planes publish the revocation list");
+        }
+        return apply(new RecordVerifier.SignedRevocations(verifier.verifyRevocations(signedList), signedList.clone()));
+    }
+
+    /** The version of the revocation list this node applied; 0 before any. */
+    public long revocationVersion() {
+        return table.revocationVersion();
+    }
+
+    /**
+     * Applies {@code signed} if it is newer than the list applied; a control plane then passes it on
+     * in a new announcement. The table drops the revoked entries at once; the listener hears of it on
+     * the worker, like every other change.
+     */
+    private boolean apply(RecordVerifier.SignedRevocations signed) {
+        RevocationList list = signed.list();
+        boolean passOn = false;
+        // One lock for applying and passing on: of two lists applied at once, the one passed on is the higher.
+        synchronized (publishLock) {
+            if (!table.revoke(list.version(), list.revokedKeys())) {
+                return false;
+            }
+            if (controlPlane) {
+                revocations = signed.encoded();
+                if (announcement != null) {
+                    replaceOwn(own);
+                    passOn = true;
+                }
+            }
+        }
+        LOG.info("Discovery: applied revocation list version {} ({} key(s) revoked)", list.version(),
+                list.revokedKeys().size());
+        boolean announce = passOn;
+        if (!worker.isShutdown()) {
+            worker.execute(() -> {
+                if (announce) {
+                    announce();
+                }
+                report();
+            });
+        }
+        return true;
     }
 
     /** Every live record, this node's included. */
@@ -220,7 +294,7 @@ public final class GossipNode implements AutoCloseable {
             table.retainMembers(view.getMembers());
             synchronized (publishLock) {
                 if (version > 0) {
-                    table.offer(channel.getAddress(), config.nodeName(), version, own);
+                    table.offer(channel.getAddress(), config.nodeName(), ownKey, version, own);
                 }
             }
             LOG.info("Discovery: view {} with {} member(s)", view.getViewId(), view.size());
@@ -251,8 +325,16 @@ public final class GossipNode implements AutoCloseable {
             try {
                 RecordVerifier.Verified a = verifier.verify(
                         Arrays.copyOfRange(msg.getArray(), msg.getOffset(), msg.getOffset() + msg.getLength()), ipOf(sender));
-                if (table.offer(sender, a.nodeName(), a.version(), a.records()) && !worker.isShutdown()) {
-                    worker.execute(GossipNode.this::report);
+                a.revocations().ifPresent(GossipNode.this::apply);
+                byte[] signerKey = a.certificate().publicKey();
+                if (table.offer(sender, a.nodeName(), signerKey, a.version(), a.records())) {
+                    if (!worker.isShutdown()) {
+                        worker.execute(GossipNode.this::report);
+                    }
+                } else if (table.revoked(signerKey)) {
+                    // The table refused it for the key (in the same lock as the list's drop); say so, unlike a replay.
+                    LOG.warn("Discovery: ignored an announcement from {}: {}'s key is on the revocation list (version {})",
+                            sender, a.nodeName(), table.revocationVersion());
                 }
             } catch (IllegalArgumentException e) {
                 LOG.warn("Discovery: ignored an announcement from {}: {}", sender, e.getMessage());

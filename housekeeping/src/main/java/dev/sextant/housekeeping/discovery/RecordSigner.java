@@ -5,6 +5,7 @@ import dev.sextant.keys.member.MemberKey;
 
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -29,12 +30,17 @@ final class RecordSigner {
     }
 
     byte[] encode(long version, Set<EndpointRecord> records) {
+        return encode(version, records, Map.of());
+    }
+
+    /** With named statements beside the records (see {@link RecordCodec}); the signature covers them too. */
+    byte[] encode(long version, Set<EndpointRecord> records, Map<String, byte[]> statements) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         out.writeBytes(MAGIC);
         out.write(certificate.length >>> 8);
         out.write(certificate.length & 0xff);
         out.writeBytes(certificate);
-        out.writeBytes(codec.encode(version, records));
+        out.writeBytes(codec.encode(version, records, statements));
         byte[] signed = out.toByteArray();
         out.writeBytes(key.sign(signedBytes(signed, signed.length)));
         return out.toByteArray();

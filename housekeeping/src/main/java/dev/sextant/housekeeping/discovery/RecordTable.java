@@ -1,5 +1,6 @@
 package dev.sextant.housekeeping.discovery;
 
+import java.nio.ByteBuffer;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -26,16 +27,24 @@ import java.util.TreeSet;
  * rejoined) replaces the old address's entry. Versions are therefore publish times
  * (see {@link GossipNode#publish}), which keep growing across a member's restarts.
  *
+ * <p>The table also holds the highest revocation list applied ({@link #revoke}): entries signed by
+ * a revoked key are dropped when the list arrives and refused ever after, in the same lock as every
+ * offer, so no announcement verified before the list can slip in after it. A lower or equal list
+ * version changes nothing: an older list never un-revokes.
+ *
  * @param <O> owner identity (a JGroups address in the node, anything comparable-by-equals in tests)
  */
 public final class RecordTable<O> {
-    private record Entry(String nodeName, long version, Set<EndpointRecord> records) {
+    private record Entry(String nodeName, ByteBuffer signer, long version, Set<EndpointRecord> records) {
     }
 
     private final Map<O, Entry> entries = new HashMap<>();
     /** Bounded by the certified node names: each costs the CA's signature. */
     private final Map<String, Long> newestByNode = new HashMap<>();
     private final Set<O> members = new HashSet<>();
+    /** Version of the revocation list applied; 0 before any. */
+    private long revocationVersion;
+    private Set<ByteBuffer> revoked = Set.of();
 
     /** Installs the current membership; returns true if records disappeared with departed owners. */
     public synchronized boolean retainMembers(Collection<O> current) {
@@ -52,13 +61,15 @@ public final class RecordTable<O> {
     }
 
     /**
-     * Offers an owner's entry, signed by {@code nodeName}; returns true if the resolved view may have
-     * changed. Refused (false): an owner that is not a member; a version older than the newest
-     * accepted from that node name (a delayed copy or a replay); the newest version while an entry
-     * holds that node name (a re-announce, or a replay of it from another address).
+     * Offers an owner's entry, signed by {@code nodeName} with its certified key {@code signerKey};
+     * returns true if the resolved view may have changed. Refused (false): a signer whose key is
+     * revoked; an owner that is not a member; a version older than the newest accepted from that node
+     * name (a delayed copy or a replay); the newest version while an entry holds that node name (a
+     * re-announce, or a replay of it from another address).
      */
-    public synchronized boolean offer(O owner, String nodeName, long version, Set<EndpointRecord> records) {
-        if (!members.contains(owner)) {
+    public synchronized boolean offer(O owner, String nodeName, byte[] signerKey, long version, Set<EndpointRecord> records) {
+        ByteBuffer signer = ByteBuffer.wrap(signerKey.clone());
+        if (revoked.contains(signer) || !members.contains(owner)) {
             return false;
         }
         Long newest = newestByNode.get(nodeName);
@@ -68,8 +79,35 @@ public final class RecordTable<O> {
         }
         newestByNode.put(nodeName, version);
         boolean changed = entries.entrySet().removeIf(e -> !e.getKey().equals(owner) && e.getValue().nodeName().equals(nodeName));
-        Entry current = entries.put(owner, new Entry(nodeName, version, Set.copyOf(records)));
+        Entry current = entries.put(owner, new Entry(nodeName, signer, version, Set.copyOf(records)));
         return changed || current == null || !current.records().equals(records);
+    }
+
+    /**
+     * Applies revocation list {@code listVersion}, revoking {@code keys}, if it is newer than the one
+     * applied: drops every entry a listed key signed and refuses that key's entries from now on.
+     * Returns false (and changes nothing) for a list not newer than the applied one.
+     */
+    public synchronized boolean revoke(long listVersion, Collection<byte[]> keys) {
+        if (listVersion <= revocationVersion) {
+            return false;
+        }
+        Set<ByteBuffer> listed = new HashSet<>();
+        keys.forEach(k -> listed.add(ByteBuffer.wrap(k.clone())));
+        revocationVersion = listVersion;
+        revoked = Set.copyOf(listed);
+        entries.values().removeIf(e -> revoked.contains(e.signer()));
+        return true;
+    }
+
+    /** True when {@code key} is on the revocation list applied. */
+    public synchronized boolean revoked(byte[] key) {
+        return revoked.contains(ByteBuffer.wrap(key));
+    }
+
+    /** The version of the revocation list applied; 0 before any. */
+    public synchronized long revocationVersion() {
+        return revocationVersion;
     }
 
     /** Every record of every live owner, sorted; duplicates from several owners collapse. */

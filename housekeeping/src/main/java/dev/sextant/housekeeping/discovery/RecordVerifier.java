@@ -4,6 +4,7 @@ import dev.sextant.keys.member.MemberCertificate;
 import dev.sextant.keys.member.MemberCredentials;
 import dev.sextant.keys.member.MemberKey;
 import dev.sextant.keys.member.MemberRole;
+import dev.sextant.keys.member.RevocationList;
 
 import java.net.InetAddress;
 import java.nio.ByteBuffer;
@@ -23,8 +24,11 @@ import java.util.Set;
  * publish. Names: {@code api.DOMAIN} and {@code join.DOMAIN} are the control planes' (shared by
  * all of them); {@code etcd-NODE.DOMAIN} (its etcd member) only that control plane's own; any other name must
  * start with the member's own node name. Addresses: every record's address is the one the sender's
- * messages come from, so a member cannot point a name at someone else's machine. Every refusal is
- * an IllegalArgumentException saying what is wrong (no key material in it).
+ * messages come from, so a member cannot point a name at someone else's machine. Statements: only
+ * {@code revocations.DOMAIN}, only from a control plane, and only a revocation list the discovery CA
+ * signed for this cluster. Every refusal is an IllegalArgumentException saying what is wrong (no key
+ * material in it). Whether the signer's key has been revoked is the {@link RecordTable}'s to decide,
+ * in the same step that stores its records, so a list applied meanwhile cannot be overtaken.
  *
  * <p>Members re-announce the same bytes every period and after every view change, so the verdict
  * on an announcement's bytes is remembered (and a certificate's, across a member's versions): a
@@ -36,11 +40,22 @@ final class RecordVerifier {
     static final int REMEMBERED = 1024;
     private static final String ETCD_MEMBER_PREFIX = "etcd-";
 
-    /** What an accepted announcement says, and who (by certificate) said it. */
-    record Verified(MemberCertificate certificate, long version, Set<EndpointRecord> records) {
+    private static final String REVOCATIONS_PREFIX = "revocations.";
+
+    /**
+     * What an accepted announcement says, and who (by certificate) said it.
+     *
+     * @param revocations the cluster's revocation list it carries, verified; empty when it carries none
+     */
+    record Verified(MemberCertificate certificate, long version, Set<EndpointRecord> records,
+                    Optional<SignedRevocations> revocations) {
         String nodeName() {
             return certificate.nodeName();
         }
+    }
+
+    /** A revocation list the discovery CA signed for this cluster, with its bytes, which a control plane passes on as they are. */
+    record SignedRevocations(RevocationList list, byte[] encoded) {
     }
 
     private final RecordCodec codec;
@@ -108,7 +123,43 @@ final class RecordVerifier {
         for (EndpointRecord r : a.records()) {
             checkName(certificate, r);
         }
-        return new Verified(certificate, a.version(), a.records());
+        Optional<SignedRevocations> revocations = Optional.empty();
+        for (var statement : a.statements().entrySet()) {
+            revocations = Optional.of(revocations(certificate, statement.getKey(), statement.getValue()));
+        }
+        return new Verified(certificate, a.version(), a.records(), revocations);
+    }
+
+    /**
+     * The one statement a member may publish: the cluster's revocation list under
+     * {@code revocations.DOMAIN}, by a control plane, signed by the discovery CA for this cluster.
+     * Its version is not judged here: a control plane that has not yet seen the newest list still
+     * publishes valid records, and the record table keeps whichever list is highest.
+     */
+    private SignedRevocations revocations(MemberCertificate c, String name, byte[] encoded) {
+        if (!name.equals(revocationsName(domain))) {
+            throw new IllegalArgumentException(c.nodeName() + " may not publish the statement " + name
+                    + " (the only statement is " + revocationsName(domain) + ")");
+        }
+        if (c.role() != MemberRole.CONTROL_PLANE) {
+            throw new IllegalArgumentException(c.nodeName() + " is certified as a worker and may not publish "
+                    + name + " (control planes only)");
+        }
+        try {
+            return new SignedRevocations(verifyRevocations(encoded), encoded.clone());
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(c.nodeName() + "'s " + name + ": " + e.getMessage());
+        }
+    }
+
+    /** The list in {@code encoded} if this cluster's discovery CA signed it for this cluster; IllegalArgumentException otherwise. */
+    RevocationList verifyRevocations(byte[] encoded) {
+        return RevocationList.verify(encoded, caPublicKey, clusterId);
+    }
+
+    /** {@code revocations.<domain>}: where control planes publish the cluster's revocation list. */
+    static String revocationsName(String domain) {
+        return REVOCATIONS_PREFIX + domain;
     }
 
     private MemberCertificate certificate(byte[] encoded) {

@@ -53,6 +53,13 @@ public final class GroupIntruder implements AutoCloseable {
         return new RecordSigner(new RecordCodec(domain), credentials).encode(version, records);
     }
 
+    /** An announcement as a member with {@code credentials} signs it, carrying the revocation list {@code revocations}. */
+    public byte[] signedWithRevocations(MemberCredentials credentials, long version, Set<EndpointRecord> records,
+                                        byte[] revocations) {
+        return new RecordSigner(new RecordCodec(domain), credentials).encode(version, records,
+                java.util.Map.of(RecordVerifier.revocationsName(domain), revocations));
+    }
+
     public void send(byte[] announcement) throws Exception {
         channel.send(new BytesMessage(null, announcement));
     }

@@ -25,6 +25,19 @@ class RecordCodecTest {
         assertEquals(records, decoded.records());
     }
 
+    @Test
+    @DisplayName("an announcement with statements round-trips them by name; one without encodes as before statements existed")
+    void statementsRoundTrip() {
+        Set<EndpointRecord> records = Set.of(new EndpointRecord("api.internal.demo", "10.0.0.1", 6443));
+        var decoded = codec.decode(codec.encode(9, records, java.util.Map.of("revocations.internal.demo", new byte[] {1, 2, 3})));
+        assertEquals(records, decoded.records());
+        assertEquals(java.util.List.of("revocations.internal.demo"), java.util.List.copyOf(decoded.statements().keySet()));
+        org.junit.jupiter.api.Assertions.assertArrayEquals(new byte[] {1, 2, 3}, decoded.statements().get("revocations.internal.demo"));
+        assertEquals("{\"v\":9,\"r\":[{\"n\":\"api.internal.demo\",\"a\":\"10.0.0.1\",\"p\":6443}]}",
+                new String(codec.encode(9, records), StandardCharsets.UTF_8));
+        assertTrue(codec.decode(codec.encode(9, records)).statements().isEmpty());
+    }
+
     @ParameterizedTest
     @ValueSource(strings = {
             "{\"v\":1,\"r\":[{\"n\":\"api.internal.other\",\"a\":\"10.0.0.1\",\"p\":1}]}",
@@ -33,9 +46,14 @@ class RecordCodecTest {
             "{\"v\":1,\"r\":[{\"n\":\"api.internal.demo\",\"a\":\"10.0.0.300\",\"p\":1}]}",
             "{\"v\":1,\"r\":[{\"n\":\"api.internal.demo\",\"a\":\"10.0.0.1\",\"p\":70000}]}",
             "{\"v\":0,\"r\":[]}",
+            "{\"v\":1,\"r\":[],\"s\":[{\"n\":\"revocations.internal.other\",\"b\":\"AA==\"}]}",
+            "{\"v\":1,\"r\":[],\"s\":[{\"n\":\"revocations.internal.demo\",\"b\":\"not base64!\"}]}",
+            "{\"v\":1,\"r\":[],\"s\":[{\"n\":\"revocations.internal.demo\",\"b\":\"AA==\"},{\"n\":\"revocations.internal.demo\",\"b\":\"AQ==\"}]}",
+            "{\"v\":1,\"r\":[],\"s\":[{\"n\":\"revocations.internal.demo\"}]}",
+            "{\"v\":1,\"r\":[],\"s\":{\"n\":\"revocations.internal.demo\",\"b\":\"AA==\"}}",
             "{\"r\":[]}",
             "not json"})
-    @DisplayName("a record outside the cluster's domain, a name for an address, a bad port or a malformed announcement is refused")
+    @DisplayName("a record outside the cluster's domain, a name for an address, a bad port, a malformed statement or a malformed announcement is refused")
     void refusesBadAnnouncements(String json) {
         var e = assertThrows(IllegalArgumentException.class, () -> codec.decode(json.getBytes(StandardCharsets.UTF_8)));
         assertTrue(!e.getMessage().isBlank());

@@ -184,6 +184,56 @@ class RecordVerifierTest {
         assertEquals("the sender's address of cp-1's announcement is unknown", e.getMessage());
     }
 
+    @Test
+    @DisplayName("a control plane's announcement carrying the cluster's revocation list under revocations.DOMAIN is accepted, the list verified")
+    void controlPlanePublishingTheRevocationListIsAccepted() throws Exception {
+        byte[] revoked = TestMembers.keyOf(cluster.worker("w-3"));
+        RecordVerifier.Verified v = verifier.verify(withList(cluster.controlPlane("cp-1"), "revocations", cluster.revocations(4, revoked)),
+                sender());
+        assertEquals(Set.of(API), v.records());
+        assertEquals(4, v.revocations().orElseThrow().list().version());
+        assertTrue(v.revocations().orElseThrow().list().revokes(revoked));
+    }
+
+    @Test
+    @DisplayName("a worker publishing the revocation list, even the CA's genuine one, is refused: control planes only")
+    void workerPublishingTheRevocationListIsRefused() {
+        byte[] announcement = new RecordSigner(codec, cluster.worker("w-1")).encode(5, Set.of(record("w-1.web", 443)),
+                java.util.Map.of("revocations." + DOMAIN, cluster.revocations(4)));
+        assertEquals("w-1 is certified as a worker and may not publish revocations.internal.demo (control planes only)",
+                refusal(announcement));
+    }
+
+    @Test
+    @DisplayName("a statement under any other name (even one under the member's node name) is refused: the revocation list is the only statement")
+    void otherStatementsAreRefused() {
+        assertEquals("cp-1 may not publish the statement cp-1.notes.internal.demo (the only statement is revocations.internal.demo)",
+                refusal(withList(cluster.controlPlane("cp-1"), "cp-1.notes", cluster.revocations(4))));
+    }
+
+    @Test
+    @DisplayName("a control plane publishing a revocation list of another CA (for this cluster's ID) is refused: not the cluster's discovery CA")
+    void revocationListOfAnotherCaIsRefused() {
+        byte[] otherSeed = new byte[32];
+        new SecureRandom().nextBytes(otherSeed);
+        byte[] forged = new TestMembers(otherSeed, cluster.clusterId()).revocations(9, TestMembers.keyOf(cluster.controlPlane("cp-0")));
+        assertEquals("cp-1's revocations.internal.demo: revocation list is not signed by this cluster's discovery CA",
+                refusal(withList(cluster.controlPlane("cp-1"), "revocations", forged)));
+    }
+
+    @Test
+    @DisplayName("a revocation list by the cluster's CA for another cluster ID is refused: for another cluster")
+    void revocationListForAnotherClusterIsRefused() {
+        byte[] other = new TestMembers(cluster.caSeed(), new byte[32]).revocations(9);
+        assertEquals("cp-1's revocations.internal.demo: revocation list version 9 is for another cluster",
+                refusal(withList(cluster.controlPlane("cp-1"), "revocations", other)));
+    }
+
+    /** {@code as}'s announcement of {@link #API} with the statement {@code label.DOMAIN} holding {@code bytes}. */
+    private byte[] withList(MemberCredentials as, String label, byte[] bytes) {
+        return new RecordSigner(codec, as).encode(5, Set.of(API), java.util.Map.of(label + "." + DOMAIN, bytes));
+    }
+
     private byte[] signed(MemberCredentials as, Set<EndpointRecord> records) {
         return new RecordSigner(codec, as).encode(5, records);
     }

@@ -5,11 +5,13 @@ import dev.sextant.keys.member.DiscoveryCa;
 import dev.sextant.keys.member.MemberCredentials;
 import dev.sextant.keys.member.MemberKey;
 import dev.sextant.keys.member.MemberRole;
+import dev.sextant.keys.member.RevocationList;
 
 import java.nio.charset.StandardCharsets;
 import java.security.SecureRandom;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Arrays;
 
 /**
  * A test cluster's discovery CA (a real one: {@link DiscoveryCa} over a seed), certifying members
@@ -59,6 +61,16 @@ public final class TestMembers {
     public MemberCredentials member(MemberKey key, String nodeName, MemberRole role, Instant now, Duration validity) {
         return new MemberCredentials(key.privateKey(),
                 ca.certifyMember(key.publicKey(), nodeName, role, clusterId, now, validity), ca.publicKey());
+    }
+
+    /** Version {@code version} of this cluster's revocation list, revoking {@code keys}, signed by its CA. */
+    public byte[] revocations(long version, byte[]... keys) {
+        return ca.signRevocationList(RevocationList.of(clusterId, version, Arrays.asList(keys)));
+    }
+
+    /** The key {@code member}'s certificate certifies: what a revocation list names. */
+    public static byte[] keyOf(MemberCredentials member) {
+        return new MemberKey(member.privateKey()).publicKey();
     }
 
     public byte[] caSeed() {

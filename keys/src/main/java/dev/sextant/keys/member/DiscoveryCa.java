@@ -45,6 +45,18 @@ public final class DiscoveryCa {
         return out.toByteArray();
     }
 
+    /**
+     * The encoded, signed revocation list: the holder of the re-attestation duty signs it with the
+     * same CA, so a member needs no other key to check it.
+     */
+    public byte[] signRevocationList(RevocationList list) {
+        byte[] body = list.body();
+        ByteArrayOutputStream out = new ByteArrayOutputStream(body.length + MemberKey.SIGNATURE_BYTES);
+        out.writeBytes(body);
+        out.writeBytes(key.sign(body));
+        return out.toByteArray();
+    }
+
     @Override
     public String toString() {
         return "DiscoveryCa[private key redacted]";
