@@ -57,7 +57,7 @@ final class MeasurementsJson {
             throw new MeasurementsException("measurements file is not valid JSON: " + (e instanceof JsonProcessingException j ? j.getOriginalMessage() : e.getMessage()), e);
         }
         ObjectNode top = object(root, "the top level");
-        onlyFields(top, "the top level", Set.of("version", "variant", "measurements"));
+        onlyFields(top, "the top level", Set.of("version", "variant", "measurements", "nextKey"));
         long version = version(top.get("version"));
         JsonNode variantNode = top.get("variant");
         if (variantNode == null || !variantNode.isTextual()) {
@@ -76,7 +76,25 @@ final class MeasurementsJson {
             throw new MeasurementsException("measurements file lacks PCR " + missing.stream().map(String::valueOf)
                     .collect(java.util.stream.Collectors.joining(", ")) + ": a measurement set must cover PCR " + REQUIRED_LIST);
         }
-        return new VersionedMeasurements(version, new Measurements(variant, values));
+        return new VersionedMeasurements(version, new Measurements(variant, values), nextKey(top.get("nextKey")));
+    }
+
+    /** Absent, or a PEM public key of a kind sets are signed with: kept in its canonical spelling. */
+    private static java.util.Optional<MeasurementsKey> nextKey(JsonNode node) throws MeasurementsException {
+        if (node == null) {
+            return java.util.Optional.empty();
+        }
+        // One PEM block and nothing around it: text a PEM reader would skip has no place in a signed set.
+        String text = node.isTextual() ? node.asText().strip() : "";
+        if (!text.startsWith("-----BEGIN PUBLIC KEY-----") || !text.endsWith("-----END PUBLIC KEY-----")
+                || text.indexOf("-----BEGIN", 1) >= 0) {
+            throw new MeasurementsException("\"nextKey\" must be one PEM public key (BEGIN PUBLIC KEY) as a string");
+        }
+        try {
+            return java.util.Optional.of(MeasurementsKey.of(node.asText()));
+        } catch (MeasurementsException e) {
+            throw new MeasurementsException("\"nextKey\": " + e.getMessage(), e);
+        }
     }
 
     private static long version(JsonNode node) throws MeasurementsException {
@@ -138,11 +156,14 @@ final class MeasurementsJson {
     }
 
     static byte[] write(Measurements m) {
-        return write(m, -1);
+        return write(m, -1, java.util.Optional.empty());
     }
 
-    /** @param version written first when not negative; a set without one reads back as version 0 */
-    static byte[] write(Measurements m, long version) {
+    /**
+     * @param version written first when not negative; a set without one reads back as version 0
+     * @param nextKey written last, as the canonical PEM, when present
+     */
+    static byte[] write(Measurements m, long version, java.util.Optional<MeasurementsKey> nextKey) {
         ObjectNode root = MAPPER.createObjectNode();
         if (version >= 0) {
             root.put("version", version);
@@ -152,6 +173,7 @@ final class MeasurementsJson {
         m.measurements().forEach((pcr, v) -> entries.putObject(Integer.toString(pcr))
                 .put("expected", HexFormat.of().formatHex(v.expected()))
                 .put("warnOnly", v.warnOnly()));
+        nextKey.ifPresent(k -> root.put("nextKey", k.pem()));
         try {
             return (MAPPER.writeValueAsString(root) + "\n").getBytes(StandardCharsets.UTF_8);
         } catch (IOException e) {
