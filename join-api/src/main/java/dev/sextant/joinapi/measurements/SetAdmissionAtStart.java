@@ -4,6 +4,7 @@ import dev.sextant.grpcsupport.Refusal;
 import dev.sextant.joinapi.binding.InitNodeClaim;
 import dev.sextant.serviceconfig.JoinServiceConfig;
 import io.micronaut.context.annotation.Context;
+import jakarta.inject.Provider;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -19,12 +20,13 @@ import org.slf4j.LoggerFactory;
 public class SetAdmissionAtStart {
     private static final Logger LOG = LoggerFactory.getLogger(SetAdmissionAtStart.class);
 
-    public SetAdmissionAtStart(JoinServiceConfig config, InitNodeClaim initNode, MeasurementsFloor admission) {
+    /** The admission through a provider: without an init node nothing here may build the verifier early. */
+    public SetAdmissionAtStart(JoinServiceConfig config, InitNodeClaim initNode, Provider<MeasurementsFloor> admission) {
         if (config.initNode().isEmpty()) {
             return; // no init node: no etcd promised at start; the first ticket pins
         }
         try {
-            admission.admitSetInForce();
+            admission.get().admitSetInForce();
         } catch (Refusal r) {
             LOG.error("the measurement set in force was not admitted at start-up ({}): {}",
                     r.reason(), r.getMessage());
