@@ -29,7 +29,7 @@ import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-@DisplayName("Measurement signing key: pinned at the first ticket, rotated by a set the pinned key signed")
+@DisplayName("Measurement signing key: pinned by the first set admitted, rotated by a set the pinned key signed")
 class MeasurementsKeyRotationTest {
     @TempDir
     Path dir;
