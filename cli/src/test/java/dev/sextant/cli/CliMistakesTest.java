@@ -87,6 +87,10 @@ class CliMistakesTest {
                         "measurements sign --file {dir}/good.json --key {dir}/pub.pem", 2,
                         "sextant measurements sign: --key {dir}/pub.pem: holds a public key, not an unencrypted private key:"
                                 + " pass the measurements-key.pem that `sextant measurements keygen` wrote"),
+                new Mistake("a private key where the next signing key's public key belongs",
+                        "measurements sign --file {dir}/good.json --key {dir}/ca-key.pem --next-key {dir}/ca-key.pem", 2,
+                        "sextant measurements sign: --next-key {dir}/ca-key.pem: holds a private key, not a public key (BEGIN PUBLIC KEY):"
+                                + " pass the measurements-pub.pem that `sextant measurements keygen` wrote for the new key"),
                 new Mistake("nothing listening on the endpoint",
                         "verify --endpoint 127.0.0.1:{closed}" + verifyOk, 2,
                         "sextant verify: nothing listens on 127.0.0.1:{closed} (connection refused):"

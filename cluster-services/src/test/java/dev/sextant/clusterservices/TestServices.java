@@ -50,6 +50,30 @@ public final class TestServices {
         return file;
     }
 
+    /**
+     * A set signed with {@code signing}'s private key, naming {@code nextKey} (when not null) as the key that
+     * signs the sets after it: a key rotation when {@code signing} is the cluster's key.
+     */
+    public Path signedMeasurements(String name, int pcr4Fill, KeyPair signing, java.security.PublicKey nextKey) throws Exception {
+        Path file = dir.resolve(name);
+        Files.writeString(file, measurementsJson(pcr4Fill));
+        if (nextKey == null) {
+            MeasurementsFile.sign(file, pem(signing.getPrivate()));
+        } else {
+            MeasurementsFile.signNamingNextKey(file, pem(signing.getPrivate()), pem(nextKey));
+        }
+        return file;
+    }
+
+    /** The cluster's measurements key pair, as init made it. */
+    public KeyPair measurementsKey() {
+        return measurementsKey;
+    }
+
+    public static String pemOf(Object o) throws IOException {
+        return pem(o);
+    }
+
     public ServicesConfig config() throws Exception {
         Path measurements = signedMeasurements("initial-measurements.json", 0x11);
         return new ServicesConfig(JOIN_IMAGE, KMS_IMAGE, Files.readAllBytes(measurements),

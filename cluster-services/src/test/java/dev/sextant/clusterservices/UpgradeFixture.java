@@ -37,6 +37,12 @@ public final class UpgradeFixture implements AutoCloseable {
         return new CoreV1Api(kube.client()).readNamespacedConfigMap("join-config", "kube-system").execute().getData();
     }
 
+    /** The public key the join services verify their measurements with (ConfigMap sextant-measurements-key). */
+    public String measurementsKey() throws ApiException {
+        return new CoreV1Api(kube.client()).readNamespacedConfigMap(ClusterServices.MEASUREMENTS_PUBLIC_KEY_CONFIGMAP, "kube-system")
+                .execute().getData().get(ClusterServices.MEASUREMENTS_PUBLIC_KEY_KEY);
+    }
+
     @Override
     public void close() {
         kube.close();

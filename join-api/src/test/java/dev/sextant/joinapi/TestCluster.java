@@ -4,6 +4,7 @@ import dev.sextant.attestation.Variant;
 import dev.sextant.attestation.policy.ExpectedValue;
 import dev.sextant.attestation.policy.Measurements;
 import dev.sextant.attestation.policy.MeasurementsFile;
+import dev.sextant.attestation.policy.MeasurementsKey;
 import dev.sextant.attestation.policy.VersionedMeasurements;
 import dev.sextant.attestation.testkit.ScratchDirs;
 import dev.sextant.joinapi.binding.InMemoryBindingStoreDouble;
@@ -53,6 +54,8 @@ public final class TestCluster implements AutoCloseable {
     public final Path ekCa;
     private final Measurements measurementSet;
     private final String signingKeyPem;
+    /** The key the cluster's measurements are signed with, as init made it. */
+    public final KeyPair signingKey;
 
     public TestCluster() {
         try {
@@ -77,6 +80,7 @@ public final class TestCluster implements AutoCloseable {
             measurementSet = new Measurements(Variant.QEMU_VTPM, pcrs);
             Files.write(measurements, measurementSet.toJson());
             KeyPair signing = KeyPairGenerator.getInstance("Ed25519").generateKeyPair();
+            signingKey = signing;
             signingKeyPem = pem(signing.getPrivate());
             MeasurementsFile.sign(measurements, signingKeyPem);
             measurementsPublicKey = Files.writeString(dir.resolve("join-measurements.pub"), pem(signing.getPublic()));
@@ -91,6 +95,22 @@ public final class TestCluster implements AutoCloseable {
     public void publishMeasurements(long version) throws Exception {
         Files.write(measurements, new VersionedMeasurements(version, measurementSet).toJson());
         MeasurementsFile.sign(measurements, signingKeyPem);
+    }
+
+    /**
+     * Publishes the same measurements as {@code version}, signed with {@code signing}'s private key, naming
+     * {@code nextKey} as the next signing key when not null, and puts {@code configuredKey} where the service
+     * reads its measurements public key: what whoever writes the join service's ConfigMaps can do.
+     */
+    public void publishMeasurements(long version, KeyPair signing, java.security.PublicKey nextKey,
+                                    java.security.PublicKey configuredKey) throws Exception {
+        VersionedMeasurements set = new VersionedMeasurements(version, measurementSet);
+        if (nextKey != null) {
+            set = set.withNextKey(MeasurementsKey.of(pem(nextKey)));
+        }
+        Files.write(measurements, set.toJson());
+        MeasurementsFile.sign(measurements, pem(signing.getPrivate()));
+        Files.writeString(measurementsPublicKey, pem(configuredKey));
     }
 
     public Map<String, String> properties() {

@@ -8,15 +8,18 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 
 /**
  * A signed measurement set as an operator publishes it (format 2, docs/image-upgrades.md): its version,
  * the images the cluster admits and the images it has retired, each with its PCR values. During a
  * rollout it admits the old image and the new; afterwards a set without the old one retires it, and a
- * node still on it is refused naming the retired version rather than with a bare PCR mismatch.
+ * node still on it is refused naming the retired version rather than with a bare PCR mismatch. Like a
+ * format-1 set it may name the key that signs the sets after it ({@code nextKey}: the pinned key's rotation).
  */
-public record MeasurementSet(long version, Variant variant, List<ImageMeasurements> images, List<ImageMeasurements> retired) {
+public record MeasurementSet(long version, Variant variant, List<ImageMeasurements> images, List<ImageMeasurements> retired,
+                             Optional<MeasurementsKey> nextKey) {
     /** The PCRs that tell images apart: the UKI (4, 11) and the boot loader's view of the disk (9). */
     private static final int[] IMAGE_PCRS = {4, 9, 11};
 
@@ -24,7 +27,7 @@ public record MeasurementSet(long version, Variant variant, List<ImageMeasuremen
         if (version < 0) {
             throw new IllegalArgumentException("a measurement set's version is a non-negative integer, not " + version);
         }
-        if (variant == null || images == null || retired == null) {
+        if (variant == null || images == null || retired == null || nextKey == null) {
             throw new IllegalArgumentException("a measurement set needs a variant, images and retired images");
         }
         images = List.copyOf(images);
@@ -54,6 +57,11 @@ public record MeasurementSet(long version, Variant variant, List<ImageMeasuremen
         }
     }
 
+    /** A set that names no next key. */
+    public MeasurementSet(long version, Variant variant, List<ImageMeasurements> images, List<ImageMeasurements> retired) {
+        this(version, variant, images, retired, Optional.empty());
+    }
+
     /** A set of one image, as a format-1 file or a policy built in code holds it. */
     public static MeasurementSet of(long version, Measurements measurements, String imageVersion) {
         return new MeasurementSet(version, measurements.variant(), List.of(new ImageMeasurements(imageVersion, measurements)), List.of());
@@ -68,7 +76,8 @@ public record MeasurementSet(long version, Variant variant, List<ImageMeasuremen
     public MeasurementSet enforcing(int pcr, byte[] value) {
         return new MeasurementSet(version, variant,
                 images.stream().map(i -> new ImageMeasurements(i.imageVersion(), i.measurements().enforcing(pcr, value))).toList(),
-                retired.stream().map(i -> new ImageMeasurements(i.imageVersion(), i.measurements().enforcing(pcr, value))).toList());
+                retired.stream().map(i -> new ImageMeasurements(i.imageVersion(), i.measurements().enforcing(pcr, value))).toList(),
+                nextKey);
     }
 
     /**

@@ -14,7 +14,8 @@ import java.util.Set;
  * images: {@code {"format": 2, "version": N, "variant": "...", "images": [{"imageVersion": "...",
  * "measurements": {...}}], "retired": [...]}}, each image's measurements held to every rule of
  * {@link MeasurementsJson}. A format-1 file ({@code {"version", "variant", "measurements"}}) reads as a
- * set of one image, {@value ImageMeasurements#UNVERSIONED}. Writers write format 2.
+ * set of one image, {@value ImageMeasurements#UNVERSIONED}. Either may name the next signing key
+ * ({@code "nextKey"}, {@link MeasurementsJson}). Writers write format 2.
  */
 final class MeasurementSetJson {
     static final int FORMAT = 2;
@@ -25,9 +26,10 @@ final class MeasurementSetJson {
         ObjectNode top = MeasurementsJson.object(MeasurementsJson.readTree(json), "the top level");
         if (!top.has("format") && !top.has("images")) {
             VersionedMeasurements one = MeasurementsJson.parseVersioned(json);
-            return MeasurementSet.of(one.version(), one.measurements(), ImageMeasurements.UNVERSIONED);
+            return new MeasurementSet(one.version(), one.measurements().variant(),
+                    List.of(new ImageMeasurements(ImageMeasurements.UNVERSIONED, one.measurements())), List.of(), one.nextKey());
         }
-        MeasurementsJson.onlyFields(top, "the top level", Set.of("format", "version", "variant", "images", "retired"));
+        MeasurementsJson.onlyFields(top, "the top level", Set.of("format", "version", "variant", "images", "retired", "nextKey"));
         JsonNode format = top.get("format");
         if (format == null || !format.isIntegralNumber() || format.asLong() != FORMAT) {
             throw new MeasurementsException("\"format\" must be " + FORMAT + " in a set that lists \"images\"");
@@ -37,7 +39,7 @@ final class MeasurementSetJson {
         List<ImageMeasurements> images = images(variant, top.get("images"), "\"images\"");
         List<ImageMeasurements> retired = top.has("retired") ? images(variant, top.get("retired"), "\"retired\"") : List.of();
         try {
-            return new MeasurementSet(version, variant, images, retired);
+            return new MeasurementSet(version, variant, images, retired, MeasurementsJson.nextKey(top.get("nextKey")));
         } catch (IllegalArgumentException e) {
             throw new MeasurementsException("measurement set: " + e.getMessage(), e);
         }
@@ -75,6 +77,7 @@ final class MeasurementSetJson {
         root.put("variant", set.variant().id());
         putImages(root.putArray("images"), set.images());
         putImages(root.putArray("retired"), set.retired());
+        set.nextKey().ifPresent(k -> root.put("nextKey", k.pem()));
         return MeasurementsJson.bytes(root);
     }
 

@@ -1,7 +1,6 @@
 package dev.sextant.attestation.policy;
 
 import org.bouncycastle.asn1.pkcs.PrivateKeyInfo;
-import org.bouncycastle.asn1.x509.SubjectPublicKeyInfo;
 import org.bouncycastle.openssl.PEMKeyPair;
 import org.bouncycastle.openssl.PEMParser;
 import org.bouncycastle.openssl.jcajce.JcaPEMKeyConverter;
@@ -44,6 +43,28 @@ public final class MeasurementsFile {
         } catch (GeneralSecurityException | IOException e) {
             throw new MeasurementsException("signing " + file + ": " + e.getMessage(), e);
         }
+    }
+
+    /**
+     * Names {@code nextKeyPem} as the key that signs the sets after this one ({@code "nextKey"}), writing the
+     * file again in canonical form, then signs it as {@link #sign} does. Signed by the key the cluster has
+     * pinned, such a set moves the pin to the next key (a key rotation); a file that names another next
+     * key already is refused rather than silently changed.
+     */
+    public static void signNamingNextKey(Path file, String privateKeyPem, String nextKeyPem) throws MeasurementsException {
+        VersionedMeasurements set = MeasurementsJson.parseVersioned(read(file));
+        MeasurementsKey next = MeasurementsKey.of(nextKeyPem);
+        if (set.nextKey().isPresent() && !set.nextKey().get().fingerprint().equals(next.fingerprint())) {
+            throw new MeasurementsException(file + " names another next key already (" + set.nextKey().get().fingerprint()
+                    + "); remove its \"nextKey\" or name that key");
+        }
+        privateKey(privateKeyPem); // a bad signing key is an error before the file is rewritten
+        try {
+            Files.write(file, set.withNextKey(next).toJson());
+        } catch (IOException e) {
+            throw new MeasurementsException("writing " + file + ": " + e, e);
+        }
+        sign(file, privateKeyPem);
     }
 
     /** Checks {@code <file>.sig} with the public key, then parses the file. */
@@ -91,7 +112,7 @@ public final class MeasurementsFile {
         return MeasurementsJson.parseVersioned(content);
     }
 
-    private static String algorithm(Key key) throws MeasurementsException {
+    static String algorithm(Key key) throws MeasurementsException {
         if (key instanceof ECKey ec && ec.getParams().getCurve().getField().getFieldSize() == 256) {
             return "SHA256withECDSA";
         }
@@ -119,15 +140,7 @@ public final class MeasurementsFile {
     }
 
     private static PublicKey publicKey(String pem) throws MeasurementsException {
-        Object o = readPem(pem, "public key");
-        if (!(o instanceof SubjectPublicKeyInfo info)) {
-            throw new MeasurementsException("the PEM text holds no public key (expected BEGIN PUBLIC KEY)");
-        }
-        try {
-            return new JcaPEMKeyConverter().getPublicKey(info);
-        } catch (IOException e) {
-            throw new MeasurementsException("unusable public key: " + e.getMessage(), e);
-        }
+        return MeasurementsKey.publicKey(pem);
     }
 
     private static Object readPem(String pem, String what) throws MeasurementsException {

@@ -48,11 +48,11 @@ final class MeasurementsJson {
 
     static VersionedMeasurements parseVersioned(byte[] json) throws MeasurementsException {
         ObjectNode top = object(readTree(json), "the top level");
-        onlyFields(top, "the top level", Set.of("version", "variant", "measurements"));
+        onlyFields(top, "the top level", Set.of("version", "variant", "measurements", "nextKey"));
         long version = version(top.get("version"));
         Variant variant = variant(top.get("variant"));
         ObjectNode entries = object(top.get("measurements"), "\"measurements\"");
-        return new VersionedMeasurements(version, measurements(variant, entries, "measurements file"));
+        return new VersionedMeasurements(version, measurements(variant, entries, "measurements file"), nextKey(top.get("nextKey")));
     }
 
     /** The JSON tree of a file no larger than {@link #MAX_BYTES}. */
@@ -89,6 +89,24 @@ final class MeasurementsJson {
                     .collect(java.util.stream.Collectors.joining(", ")) + ": a measurement set must cover PCR " + REQUIRED_LIST);
         }
         return new Measurements(variant, values);
+    }
+
+    /** Absent, or a PEM public key of a kind sets are signed with: kept in its canonical spelling. */
+    static java.util.Optional<MeasurementsKey> nextKey(JsonNode node) throws MeasurementsException {
+        if (node == null) {
+            return java.util.Optional.empty();
+        }
+        // One PEM block and nothing around it: text a PEM reader would skip has no place in a signed set.
+        String text = node.isTextual() ? node.asText().strip() : "";
+        if (!text.startsWith("-----BEGIN PUBLIC KEY-----") || !text.endsWith("-----END PUBLIC KEY-----")
+                || text.indexOf("-----BEGIN", 1) >= 0) {
+            throw new MeasurementsException("\"nextKey\" must be one PEM public key (BEGIN PUBLIC KEY) as a string");
+        }
+        try {
+            return java.util.Optional.of(MeasurementsKey.of(node.asText()));
+        } catch (MeasurementsException e) {
+            throw new MeasurementsException("\"nextKey\": " + e.getMessage(), e);
+        }
     }
 
     static long version(JsonNode node) throws MeasurementsException {
@@ -150,17 +168,21 @@ final class MeasurementsJson {
     }
 
     static byte[] write(Measurements m) {
-        return write(m, -1);
+        return write(m, -1, java.util.Optional.empty());
     }
 
-    /** @param version written first when not negative; a set without one reads back as version 0 */
-    static byte[] write(Measurements m, long version) {
+    /**
+     * @param version written first when not negative; a set without one reads back as version 0
+     * @param nextKey written last, as the canonical PEM, when present
+     */
+    static byte[] write(Measurements m, long version, java.util.Optional<MeasurementsKey> nextKey) {
         ObjectNode root = MAPPER.createObjectNode();
         if (version >= 0) {
             root.put("version", version);
         }
         root.put("variant", m.variant().id());
         putEntries(root.putObject("measurements"), m);
+        nextKey.ifPresent(k -> root.put("nextKey", k.pem()));
         return bytes(root);
     }
 

@@ -10,6 +10,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -60,6 +61,18 @@ class MeasurementSetTest {
         assertEquals(List.of("1.0", "2.0"), set.images().stream().map(ImageMeasurements::imageVersion).toList());
         assertEquals(List.of("0.9"), set.retired().stream().map(ImageMeasurements::imageVersion).toList());
         assertEquals(new String(set.toJson(), StandardCharsets.UTF_8), new String(MeasurementSet.parse(set.toJson()).toJson(), StandardCharsets.UTF_8));
+    }
+
+    @Test
+    @DisplayName("carries the next signing key in format 2, and keeps a format-1 file's")
+    void carriesTheNextKey() throws Exception {
+        MeasurementsKey next = MeasurementsKey.of(MeasurementsFileTest.pem(MeasurementsFileTest.keys("Ed25519").getPublic()));
+        MeasurementSet set = parse(ROLLOUT);
+        MeasurementSet rotating = new MeasurementSet(set.version(), set.variant(), set.images(), set.retired(), Optional.of(next));
+
+        assertEquals(next.fingerprint(), MeasurementSet.parse(rotating.toJson()).nextKey().orElseThrow().fingerprint());
+        byte[] formatOne = MeasurementsJson.write(set.images().get(0).measurements(), 3, Optional.of(next));
+        assertEquals(next.fingerprint(), MeasurementSet.parse(formatOne).nextKey().orElseThrow().fingerprint());
     }
 
     @Test

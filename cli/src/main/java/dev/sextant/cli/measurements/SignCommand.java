@@ -15,9 +15,15 @@ import java.nio.file.Path;
 import java.util.concurrent.Callable;
 
 @Command(name = "sign",
-        description = "Check that FILE is a valid measurements file and write its signature to FILE.sig.",
+        description = {"Check that FILE is a valid measurements file and write its signature to FILE.sig.",
+                "A cluster pins the key its first measurements were signed with and refuses sets signed by any other. "
+                        + "To rotate the key, sign one set with the pinned key and --next-key NEW.pub: once a join "
+                        + "service admits it, the cluster pins NEW, and only sets signed by NEW's private key are "
+                        + "accepted (apply them with `sextant upgrade apply --measurements`)."},
         footer = {"  sextant measurements sign --file out/image/measurements.json --key \\",
-                "      keys/measurements-key.pem"})
+                "      keys/measurements-key.pem",
+                "  sextant measurements sign --file m.json --key keys/measurements-key.pem \\",
+                "      --next-key keys/new/measurements-pub.pem"})
 public final class SignCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
@@ -28,15 +34,28 @@ public final class SignCommand implements Callable<Integer> {
     @Option(names = "--key", required = true, paramLabel = "PEM", description = "private key PEM (Ed25519 or ECDSA P-256)")
     Path key;
 
+    @Option(names = "--next-key", paramLabel = "PEM",
+            description = "public key PEM of the key that signs the sets after this one: written into FILE as \"nextKey\" "
+                    + "(FILE is rewritten in canonical form), then signed with --key. Signed by the cluster's pinned key, "
+                    + "this set moves the pin to the next key; from then on sets signed with --key are refused")
+    Path nextKey;
+
     @Override
     public Integer call() {
         MeasurementsInput.parse("--file", file);
         String privateKey = PemKeys.privateKey("--key", key, "pass the measurements-key.pem that `sextant measurements keygen` wrote");
+        String next = nextKey == null ? null
+                : PemKeys.publicKey("--next-key", nextKey, "pass the measurements-pub.pem that `sextant measurements keygen` wrote for the new key");
         try {
-            MeasurementsFile.sign(file, privateKey);
+            if (next == null) {
+                MeasurementsFile.sign(file, privateKey);
+            } else {
+                MeasurementsFile.signNamingNextKey(file, privateKey, next);
+            }
         } catch (MeasurementsException e) {
             // The library's message never quotes the key.
-            throw new CliFailure("--key " + key + ": cannot sign with it (" + e.getMessage() + ")", e);
+            throw new CliFailure(next == null ? "--key " + key + ": cannot sign with it (" + e.getMessage() + ")"
+                    : "--key " + key + " --next-key " + nextKey + ": cannot sign with them (" + e.getMessage() + ")", e);
         }
         spec.commandLine().getOut().println(MeasurementsFile.signatureFile(file));
         return ExitCodes.OK;

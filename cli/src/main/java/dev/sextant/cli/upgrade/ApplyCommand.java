@@ -54,7 +54,9 @@ public final class ApplyCommand implements Callable<Integer> {
     String kmsImage;
 
     @Option(names = "--measurements", paramLabel = "FILE",
-            description = "new measurements; FILE.sig must verify with the cluster's measurements key before anything changes")
+            description = "new measurements; FILE.sig must verify with the cluster's measurements key before anything changes "
+                    + "(or with the next key the measurements in force name: a key rotation, after which the cluster's "
+                    + "measurements key ConfigMap holds that key)")
     Path measurements;
 
     @Option(names = "--no-wait", description = "apply and return without waiting for the rollout (and so without rollback)")

@@ -11,6 +11,8 @@ import static dev.sextant.clusterservices.ClusterServices.NAMESPACE;
 import static dev.sextant.clusterservices.ClusterServices.SIGNATURE_KEY;
 
 import dev.sextant.attestation.policy.MeasurementsException;
+import dev.sextant.attestation.policy.MeasurementsFile;
+import dev.sextant.attestation.policy.MeasurementsKey;
 import dev.sextant.clusterservices.ClusterServices;
 import io.kubernetes.client.openapi.ApiClient;
 import io.kubernetes.client.openapi.ApiException;
@@ -28,13 +30,15 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * {@code sextant upgrade apply}: new images for the join service and the KMS (two containers of one
- * pod) and optionally new signed measurements in join-config, then a wait for the DaemonSet's
+ * pod) and optionally new signed measurements in join-config (and, for a set signed by the next key the
+ * set in force names, that key in the measurements key ConfigMap), then a wait for the DaemonSet's
  * rollout. When an update is refused or the rollout does not finish in time, the pod template and
  * measurements that were there before are put back and the outcome says where the rollout stopped
  * (Constellation's helm upgrade with automatic rollback).
@@ -62,7 +66,7 @@ public final class ServicesUpgrade {
 
     /**
      * @throws MeasurementsException the new measurements do not verify against the cluster's
-     *                               measurements key; nothing was changed
+     *                               measurements key (nor the next key the set in force names); nothing was changed
      * @throws ApiException          the current state could not be read; nothing was changed
      */
     public UpgradeOutcome upgrade(UpgradeRequest request) throws ApiException, MeasurementsException, InterruptedException {
@@ -73,11 +77,15 @@ public final class ServicesUpgrade {
         }
         V1ConfigMap joinConfig = core.readNamespacedConfigMap(JOIN_CONFIG, NAMESPACE).execute();
         Map<String, String> previousMeasurements = joinConfig.getData() == null ? Map.of() : Map.copyOf(joinConfig.getData());
+        String previousKey = null;
+        Optional<String> nextKey = Optional.empty();
         if (request.measurements().isPresent()) {
-            request.measurements().get().verify(measurementsPublicKey());
+            previousKey = measurementsPublicKey();
+            nextKey = verifyingKey(request.measurements().get(), previousKey, previousMeasurements);
         }
 
         boolean measurementsWritten = false;
+        boolean keyWritten = false;
         try {
             if (request.measurements().isPresent()) {
                 SignedMeasurementsFile m = request.measurements().get();
@@ -86,6 +94,10 @@ public final class ServicesUpgrade {
                 data.put(SIGNATURE_KEY, new String(m.signature(), StandardCharsets.UTF_8));
                 replaceJoinConfig(data);
                 measurementsWritten = true;
+                if (nextKey.isPresent()) {
+                    keyWritten = true; // before the call: a write whose answer was lost is restored too
+                    replaceMeasurementsKey(nextKey.get());
+                }
             }
             updateTemplate(JOIN_DAEMONSET, t -> {
                 ClusterServices.container(t.getSpec().getContainers(), JOIN_CONTAINER).setImage(request.joinServiceImage());
@@ -93,11 +105,14 @@ public final class ServicesUpgrade {
             });
         } catch (ApiException e) {
             return rollBack("the update was refused (" + brief(e) + ")",
-                    previousTemplates, measurementsWritten ? previousMeasurements : null);
+                    previousTemplates, measurementsWritten ? previousMeasurements : null, keyWritten ? previousKey : null);
         }
+        String restoreKey = keyWritten ? previousKey : null;
 
         String applied = "join service " + request.joinServiceImage() + ", KMS " + request.kmsImage()
-                + (request.measurements().isPresent() ? ", new measurements" : "");
+                + (request.measurements().isPresent() ? ", new measurements" : "")
+                + (nextKey.isPresent() ? " signed by the next key their predecessor named (now in ConfigMap "
+                + NAMESPACE + "/" + MEASUREMENTS_PUBLIC_KEY_CONFIGMAP + ")" : "");
         if (request.noWait()) {
             return new UpgradeOutcome(UpgradeOutcome.Result.APPLIED_NOT_WAITED,
                     "applied " + applied + "; rollout not awaited (--no-wait), so it will not be rolled back");
@@ -107,14 +122,14 @@ public final class ServicesUpgrade {
             stuck = awaitRollouts(request.timeout());
         } catch (ApiException e) {
             return rollBack("the rollout status could not be read (" + brief(e) + ")",
-                    previousTemplates, measurementsWritten ? previousMeasurements : null);
+                    previousTemplates, measurementsWritten ? previousMeasurements : null, restoreKey);
         }
         if (stuck == null) {
             return new UpgradeOutcome(UpgradeOutcome.Result.SUCCEEDED, "upgraded: " + applied + "; the DaemonSet rolled out");
         }
         return rollBack("DaemonSet " + NAMESPACE + "/" + stuck.name() + " did not finish its rollout within "
                         + human(request.timeout()) + " (" + stuck.describe() + ")",
-                previousTemplates, measurementsWritten ? previousMeasurements : null);
+                previousTemplates, measurementsWritten ? previousMeasurements : null, restoreKey);
     }
 
     /** Null when every DaemonSet is rolled out; otherwise the first one that is not, at the deadline. */
@@ -140,7 +155,8 @@ public final class ServicesUpgrade {
         }
     }
 
-    private UpgradeOutcome rollBack(String why, Map<String, V1PodTemplateSpec> templates, Map<String, String> measurements) {
+    private UpgradeOutcome rollBack(String why, Map<String, V1PodTemplateSpec> templates, Map<String, String> measurements,
+                                    String measurementsKey) {
         List<String> failures = new ArrayList<>();
         for (Map.Entry<String, V1PodTemplateSpec> e : templates.entrySet()) {
             try {
@@ -157,9 +173,16 @@ public final class ServicesUpgrade {
                 failures.add("ConfigMap " + JOIN_CONFIG + ": " + brief(ex));
             }
         }
+        if (measurementsKey != null) {
+            try {
+                replaceMeasurementsKey(measurementsKey);
+            } catch (ApiException ex) {
+                failures.add("ConfigMap " + MEASUREMENTS_PUBLIC_KEY_CONFIGMAP + ": " + brief(ex));
+            }
+        }
         String restored = "the previous images (join service " + image(templates.get(JOIN_DAEMONSET), JOIN_CONTAINER)
                 + ", KMS " + image(templates.get(JOIN_DAEMONSET), KMS_CONTAINER) + ")"
-                + (measurements != null ? " and measurements" : "");
+                + (measurements != null ? " and measurements" : "") + (measurementsKey != null ? " and measurements key" : "");
         if (!failures.isEmpty()) {
             return new UpgradeOutcome(UpgradeOutcome.Result.ROLLBACK_FAILED,
                     why + "; restoring " + restored + " FAILED: " + String.join("; ", failures));
@@ -196,6 +219,64 @@ public final class ServicesUpgrade {
             map.setData(new HashMap<>(data));
             try {
                 core.replaceNamespacedConfigMap(JOIN_CONFIG, NAMESPACE, map).execute();
+                return;
+            } catch (ApiException e) {
+                if (e.getCode() != 409 || attempt == ATTEMPTS) {
+                    throw e;
+                }
+            }
+        }
+    }
+
+    /**
+     * The key the new set is verified with: the cluster's measurements key (empty: it stays); or, when the
+     * set in force verifies with that key and names a next key ({@code "nextKey"}, a key rotation), the next
+     * key, which the measurements key ConfigMap then holds. The ConfigMap is no trust anchor (whoever writes
+     * it can write join-config too): the join services refuse a set signed by any key but the one the
+     * cluster pinned, and only a set signed by the pinned key moves the pin.
+     */
+    private static Optional<String> verifyingKey(SignedMeasurementsFile next, String clusterKey, Map<String, String> inForce)
+            throws MeasurementsException {
+        try {
+            next.verify(clusterKey);
+            return Optional.empty();
+        } catch (MeasurementsException notByClusterKey) {
+            Optional<MeasurementsKey> named = namedNextKey(inForce, clusterKey);
+            if (named.isEmpty()) {
+                throw notByClusterKey;
+            }
+            try {
+                next.verify(named.get().pem());
+            } catch (MeasurementsException e) {
+                throw new MeasurementsException(notByClusterKey.getMessage() + "; nor by the next key "
+                        + named.get().fingerprint() + " the measurements in force name", notByClusterKey);
+            }
+            return Optional.of(named.get().pem());
+        }
+    }
+
+    private static Optional<MeasurementsKey> namedNextKey(Map<String, String> inForce, String clusterKey) {
+        String json = inForce.get(MEASUREMENTS_KEY);
+        String signature = inForce.get(SIGNATURE_KEY);
+        if (json == null || signature == null) {
+            return Optional.empty();
+        }
+        try {
+            return MeasurementsFile.verifyVersioned(json.getBytes(StandardCharsets.UTF_8), signature.getBytes(StandardCharsets.UTF_8),
+                    clusterKey).nextKey();
+        } catch (MeasurementsException e) {
+            return Optional.empty(); // a set in force that does not verify names nothing
+        }
+    }
+
+    private void replaceMeasurementsKey(String pem) throws ApiException {
+        for (int attempt = 1; ; attempt++) {
+            V1ConfigMap map = core.readNamespacedConfigMap(MEASUREMENTS_PUBLIC_KEY_CONFIGMAP, NAMESPACE).execute();
+            Map<String, String> data = map.getData() == null ? new HashMap<>() : new HashMap<>(map.getData());
+            data.put(MEASUREMENTS_PUBLIC_KEY_KEY, pem);
+            map.setData(data);
+            try {
+                core.replaceNamespacedConfigMap(MEASUREMENTS_PUBLIC_KEY_CONFIGMAP, NAMESPACE, map).execute();
                 return;
             } catch (ApiException e) {
                 if (e.getCode() != 409 || attempt == ATTEMPTS) {

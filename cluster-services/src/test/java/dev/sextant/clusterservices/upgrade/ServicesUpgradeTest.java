@@ -6,11 +6,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.sextant.attestation.policy.MeasurementsException;
 import dev.sextant.attestation.policy.MeasurementsFile;
+import dev.sextant.attestation.policy.MeasurementsKey;
 import dev.sextant.clusterservices.ClusterServices;
 import dev.sextant.clusterservices.TestServices;
 import dev.sextant.clusterservices.UpgradeFixture;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.KeyPair;
+import java.security.KeyPairGenerator;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -178,5 +181,59 @@ class ServicesUpgradeTest {
 
         assertEquals(UpgradeOutcome.Result.ROLLBACK_FAILED, outcome.result());
         assertTrue(outcome.message().contains("FAILED: DaemonSet sextant-join-service: HTTP 500"), outcome.message());
+    }
+
+    @Test
+    @DisplayName("a key rotation in two applies: the set signed by the cluster's key naming NEXT goes in as any set; "
+            + "the following set, signed by NEXT, is accepted because the set in force names NEXT, and the key ConfigMap then holds NEXT")
+    void keyRotationInTwoApplies() throws Exception {
+        KeyPair next = KeyPairGenerator.getInstance("Ed25519").generateKeyPair();
+        String clusterKey = cluster.measurementsKey();
+        Path rotating = cluster.services.signedMeasurements("v2.json", 0x22, cluster.services.measurementsKey(), next.getPublic());
+        UpgradeOutcome first = upgrade(() -> cluster.controller.rolledOut(ClusterServices.JOIN_DAEMONSET))
+                .upgrade(new UpgradeRequest(JOIN_V2, KMS_V2, Optional.of(SignedMeasurementsFile.read(rotating)), Duration.ofMinutes(5), false));
+        assertEquals(UpgradeOutcome.Result.SUCCEEDED, first.result(), first.message());
+        assertEquals(clusterKey, cluster.measurementsKey(), "the rotating set is signed by the cluster's key, which stays");
+
+        Path signedByNext = cluster.services.signedMeasurements("v3.json", 0x33, next, null);
+        UpgradeOutcome second = upgrade(() -> cluster.controller.rolledOut(ClusterServices.JOIN_DAEMONSET))
+                .upgrade(new UpgradeRequest(JOIN_V2, KMS_V2, Optional.of(SignedMeasurementsFile.read(signedByNext)), Duration.ofMinutes(5), false));
+        assertEquals(UpgradeOutcome.Result.SUCCEEDED, second.result(), second.message());
+        assertTrue(second.message().contains("signed by the next key their predecessor named"), second.message());
+        assertEquals(Files.readString(signedByNext), cluster.joinConfig().get("measurements.json"));
+        assertEquals(MeasurementsKey.of(TestServices.pemOf(next.getPublic())).pem(), cluster.measurementsKey());
+    }
+
+    @Test
+    @DisplayName("a set signed by another key while the set in force names no next key is refused: not a single write")
+    void otherKeyWithoutRotationRefused() throws Exception {
+        KeyPair other = KeyPairGenerator.getInstance("Ed25519").generateKeyPair();
+        Path signedByOther = cluster.services.signedMeasurements("v2.json", 0x22, other, null);
+        int writes = cluster.kube.writes();
+        MeasurementsException e = assertThrows(MeasurementsException.class, () -> upgrade(() -> { })
+                .upgrade(new UpgradeRequest(JOIN_V2, KMS_V2, Optional.of(SignedMeasurementsFile.read(signedByOther)),
+                        Duration.ofMinutes(5), false)));
+        assertTrue(e.getMessage().contains("is not a valid signature"), e.getMessage());
+        assertEquals(writes, cluster.kube.writes());
+    }
+
+    @Test
+    @DisplayName("the next key's set whose rollout times out is rolled back with the key: the ConfigMap holds the cluster's key again")
+    void rotationRolledBackWithTheKey() throws Exception {
+        KeyPair next = KeyPairGenerator.getInstance("Ed25519").generateKeyPair();
+        String clusterKey = cluster.measurementsKey();
+        Path rotating = cluster.services.signedMeasurements("v2.json", 0x22, cluster.services.measurementsKey(), next.getPublic());
+        upgrade(() -> cluster.controller.rolledOut(ClusterServices.JOIN_DAEMONSET))
+                .upgrade(new UpgradeRequest(JOIN_V2, KMS_V2, Optional.of(SignedMeasurementsFile.read(rotating)), Duration.ofMinutes(5), false));
+        Map<String, String> before = initialMeasurements();
+
+        Path signedByNext = cluster.services.signedMeasurements("v3.json", 0x33, next, null);
+        UpgradeOutcome outcome = upgrade(() -> cluster.controller.stuck(ClusterServices.JOIN_DAEMONSET))
+                .upgrade(new UpgradeRequest(TestServices.JOIN_IMAGE, TestServices.KMS_IMAGE,
+                        Optional.of(SignedMeasurementsFile.read(signedByNext)), Duration.ofSeconds(4), false));
+        assertEquals(UpgradeOutcome.Result.ROLLED_BACK, outcome.result(), outcome.message());
+        assertTrue(outcome.message().contains("and measurements and measurements key"), outcome.message());
+        assertEquals(before, cluster.joinConfig());
+        assertEquals(clusterKey, cluster.measurementsKey());
     }
 }

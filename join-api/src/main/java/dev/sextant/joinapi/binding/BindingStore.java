@@ -6,7 +6,8 @@ import java.util.Optional;
 import java.util.OptionalLong;
 
 /**
- * Where bindings live, with what else the join service must not forget (the measurements floor):
+ * Where bindings live, with what else the join service must not forget (the measurements floor and the
+ * pinned measurement signing key):
  * write-once keys (docs/cluster-store.md), written several at a time in one transaction. The join service never deletes one: a bind is not a key release, and removing one after
  * a later failure could let another machine take a UUID whose owner is retrying concurrently.
  *
@@ -58,6 +59,19 @@ public interface BindingStore {
      * to {@code version}, or higher (then nothing was written). One round trip to read, one to raise.
      */
     long raiseMeasurementsFloor(long version) throws Refusal;
+
+    /** A value and the revision it was last modified at: what a compare-and-put compares. */
+    record Revisioned(String value, long modRevision) {
+    }
+
+    /** The measurement key pin ({@code measurements/key}) and its revision, if any is pinned. One round trip. */
+    Optional<Revisioned> measurementsKeyPin() throws Refusal;
+
+    /**
+     * Writes the measurement key pin if it was last modified at {@code modRevision} (0: only if none is
+     * pinned): a compare-and-put. False when another join service came first. One round trip.
+     */
+    boolean putMeasurementsKeyPin(String value, long modRevision) throws Refusal;
 
     /** Round trips to the store so far (every attempt at every member), for tests and benchmarks. */
     long roundTrips();

@@ -23,6 +23,7 @@ import java.util.OptionalLong;
 @Singleton
 public class EtcdBindingStore implements BindingStore {
     static final String MEASUREMENTS_FLOOR = BindingKey.ROOT + "measurements/floor";
+    static final String MEASUREMENTS_KEY = BindingKey.ROOT + "measurements/key";
     /** Only another join service raising the floor at the same moment makes a compare-and-put lose. */
     private static final int FLOOR_ATTEMPTS = 5;
     private final EtcdConnection etcd;
@@ -83,6 +84,16 @@ public class EtcdBindingStore implements BindingStore {
         } catch (NumberFormatException e) {
             throw new IllegalStateException(MEASUREMENTS_FLOOR + " in etcd is not a version number", e);
         }
+    }
+
+    @Override
+    public Optional<Revisioned> measurementsKeyPin() throws Refusal {
+        return etcd.call(c -> c.getVersioned(MEASUREMENTS_KEY)).map(v -> new Revisioned(v.value(), v.modRevision()));
+    }
+
+    @Override
+    public boolean putMeasurementsKeyPin(String value, long modRevision) throws Refusal {
+        return etcd.call(c -> c.putIfUnmodified(MEASUREMENTS_KEY, value, modRevision));
     }
 
     @Override

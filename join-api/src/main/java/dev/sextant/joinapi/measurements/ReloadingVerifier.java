@@ -5,6 +5,7 @@ import dev.sextant.attestation.digest.Sha256;
 import dev.sextant.attestation.policy.Measurements;
 import dev.sextant.attestation.policy.MeasurementsException;
 import dev.sextant.attestation.policy.MeasurementsFile;
+import dev.sextant.attestation.policy.MeasurementsKey;
 import dev.sextant.attestation.policy.VersionedMeasurements;
 import dev.sextant.attestation.verify.AkTrust;
 import dev.sextant.attestation.verify.AttestationRejected;
@@ -14,6 +15,7 @@ import dev.sextant.attestation.verify.DocumentVerifier;
 import dev.sextant.attestation.ecdsa.Ecdsa;
 import dev.sextant.attestation.verify.VerifierPolicy;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.atomic.AtomicReference;
@@ -22,7 +24,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The join service's {@link AttestationVerifier}: a {@link DocumentVerifier} over the measurements
- * in a signed file, swapped atomically when a new, validly signed file appears. An invalid update
+ * in a signed file, swapped atomically when a new, validly signed file appears (the public key is read
+ * again with it: both are ConfigMaps, and a key rotation changes both; whose key it is, is the cluster
+ * store's to judge, {@link MeasurementsFloor}). An invalid update
  * (bad signature, bad JSON, a PCR missing, or a lower version than the set in force: an older
  * signed set replayed into the mount) is refused and logged once, and the previous set stays in force.
  * Verifications never wait for a reload (Constellation serialized them behind a mutex): a reader
@@ -31,19 +35,52 @@ import org.slf4j.LoggerFactory;
 public final class ReloadingVerifier implements AttestationVerifier {
     private static final Logger LOG = LoggerFactory.getLogger(ReloadingVerifier.class);
 
-    private record Loaded(DocumentVerifier verifier, Measurements measurements, long version, String fingerprint) {}
+    private record Loaded(DocumentVerifier verifier, Measurements measurements, SetInForce set, String fingerprint) {
+        long version() {
+            return set.version();
+        }
+    }
+
+    /** Where the public key comes from: a fixed PEM, or a file read again at every reload. */
+    @FunctionalInterface
+    public interface PublicKeySource {
+        String read() throws MeasurementsException;
+
+        static PublicKeySource fixed(String pem) {
+            return () -> pem;
+        }
+
+        static PublicKeySource file(Path file) {
+            return () -> {
+                try {
+                    return Files.readString(file);
+                } catch (IOException e) {
+                    throw new MeasurementsException("reading the measurements public key " + file + ": " + e, e);
+                }
+            };
+        }
+    }
 
     private final Path file;
-    private final String publicKeyPem;
+    private final PublicKeySource publicKey;
     private final AkTrust akTrust;
     private final Ecdsa ecdsa;
     private final AtomicReference<Loaded> current = new AtomicReference<>();
     private volatile String lastRefused = "";
 
-    /** Loads the initial set; a service without a valid policy must not start. */
+    /** Loads the initial set, verified with a key that never changes; a service without a valid policy must not start. */
     public ReloadingVerifier(Path file, String publicKeyPem, AkTrust akTrust, Ecdsa ecdsa) throws MeasurementsException {
+        this(file, PublicKeySource.fixed(publicKeyPem), akTrust, ecdsa);
+    }
+
+    /**
+     * Loads the initial set. The key is read again at every reload, with the set: its ConfigMap changes when
+     * the signing key is rotated. Neither is trusted for that: the key a set is signed with must be the one
+     * the cluster pinned ({@link MeasurementsFloor}), however both were swapped.
+     */
+    public ReloadingVerifier(Path file, PublicKeySource publicKey, AkTrust akTrust, Ecdsa ecdsa) throws MeasurementsException {
         this.file = file;
-        this.publicKeyPem = publicKeyPem;
+        this.publicKey = publicKey;
         this.akTrust = akTrust;
         this.ecdsa = ecdsa;
         current.set(load(fingerprint()));
@@ -65,8 +102,14 @@ public final class ReloadingVerifier implements AttestationVerifier {
         return current.get().version();
     }
 
+    /** What the cluster store is asked about the set in force: its version, its signing key, the next key it names. */
+    public SetInForce setInForce() {
+        return current.get().set();
+    }
+
     /**
-     * Re-reads the file and its signature; swaps if they changed and are valid.
+     * Re-reads the file, its signature and the public key; swaps if they changed and are valid. A set that
+     * follows a rotating set and is signed by the key it named keeps that set as {@link SetInForce#handedOverBy()}.
      *
      * @return true if a new set is now in force
      */
@@ -83,7 +126,8 @@ public final class ReloadingVerifier implements AttestationVerifier {
             return false;
         }
         try {
-            Loaded next = load(fingerprint);
+            Loaded loaded = load(fingerprint);
+            Loaded next = new Loaded(loaded.verifier(), loaded.measurements(), loaded.set().after(current.get().set()), fingerprint);
             long inForce = current.get().version();
             if (next.version() < inForce) {
                 throw new MeasurementsException("its version " + next.version() + " is lower than version " + inForce
@@ -107,17 +151,30 @@ public final class ReloadingVerifier implements AttestationVerifier {
     }
 
     private Loaded load(String fingerprint) throws MeasurementsException {
-        VersionedMeasurements m = MeasurementsFile.verifyVersioned(file, publicKeyPem);
-        return new Loaded(new DocumentVerifier(new VerifierPolicy(m.measurements(), akTrust), ecdsa), m.measurements(), m.version(),
+        String keyPem = publicKey.read();
+        MeasurementsKey key = MeasurementsKey.of(keyPem);
+        byte[] content;
+        byte[] signature;
+        try {
+            content = Files.readAllBytes(file);
+            signature = Files.readAllBytes(MeasurementsFile.signatureFile(file));
+        } catch (IOException e) {
+            throw new MeasurementsException("reading " + file + " or its signature: " + e, e);
+        }
+        // The bytes verified are the bytes digested: the digest names this set in a key rotation record.
+        VersionedMeasurements m = MeasurementsFile.verifyVersioned(content, signature, keyPem);
+        SetInForce set = new SetInForce(m.version(), key.fingerprint(), m.nextKey().map(MeasurementsKey::fingerprint),
+                MeasurementsKey.PREFIX + Sha256.hex(content));
+        return new Loaded(new DocumentVerifier(new VerifierPolicy(m.measurements(), akTrust), ecdsa), m.measurements(), set,
                 fingerprint);
     }
 
-    /** Hash of file and signature, so unchanged content (repeated watch events, polls) costs no parse. */
+    /** Hash of file, signature and key, so unchanged content (repeated watch events, polls) costs no parse. */
     private String fingerprint() throws MeasurementsException {
         try {
             byte[] content = Files.readAllBytes(file);
             byte[] signature = Files.readAllBytes(MeasurementsFile.signatureFile(file));
-            return Sha256.hex(content) + Sha256.hex(signature);
+            return Sha256.hex(content) + Sha256.hex(signature) + Sha256.hex(publicKey.read().getBytes(StandardCharsets.UTF_8));
         } catch (IOException e) {
             throw new MeasurementsException("reading " + file + " or its signature: " + e, e);
         }

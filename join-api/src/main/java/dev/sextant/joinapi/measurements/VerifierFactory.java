@@ -30,7 +30,7 @@ class VerifierFactory {
         Path publicKey = config.measurements().publicKeyFile();
         try {
             AkTrust trust = akTrust(config.ekCaFile().map(Path::toString), config.insecureTrustAnyAk());
-            ReloadingVerifier verifier = new ReloadingVerifier(file, Files.readString(publicKey), trust, ecdsa);
+            ReloadingVerifier verifier = new ReloadingVerifier(file, ReloadingVerifier.PublicKeySource.file(publicKey), trust, ecdsa);
             holder.start(verifier, file.toAbsolutePath().getParent());
             return verifier;
         } catch (IOException | MeasurementsException | CertificateException e) {

@@ -48,6 +48,12 @@ public enum JoinRefusal implements Refusal.Reason {
      * no ticket until the operator's newer set is in force again; a retry at this service does not help.
      */
     MEASUREMENTS_BELOW_FLOOR(Status.Code.FAILED_PRECONDITION),
+    /**
+     * The join service's measurement set is signed by a key other than the one the cluster pinned in etcd
+     * (a swapped key and set, or a rotation never signed by the pinned key): no ticket until a set signed
+     * by the pinned key is in force; a retry at this service does not help.
+     */
+    MEASUREMENTS_KEY_NOT_PINNED(Status.Code.FAILED_PRECONDITION),
     /** etcd did not answer, or the bindings kept changing under a join: the node retries. */
     CLUSTER_STORE_UNAVAILABLE(Status.Code.UNAVAILABLE),
     KMS_UNAVAILABLE(Status.Code.UNAVAILABLE),

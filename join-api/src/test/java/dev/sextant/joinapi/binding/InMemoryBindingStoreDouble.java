@@ -33,6 +33,7 @@ public class InMemoryBindingStoreDouble implements BindingStore {
     private long roundTrips;
     private boolean down;
     private long measurementsFloor = -1;
+    private Entry measurementsKeyPin;
 
     @Override
     public synchronized CreateOutcome createAll(Map<BindingKey, String> bindings, OptionalLong controlPlanesUnchangedSince)
@@ -70,6 +71,24 @@ public class InMemoryBindingStoreDouble implements BindingStore {
         answer();
         measurementsFloor = Math.max(measurementsFloor, version);
         return measurementsFloor;
+    }
+
+    @Override
+    public synchronized Optional<Revisioned> measurementsKeyPin() throws Refusal {
+        answer();
+        return Optional.ofNullable(measurementsKeyPin).map(e -> new Revisioned(e.value(), e.revision()));
+    }
+
+    @Override
+    public synchronized boolean putMeasurementsKeyPin(String value, long modRevision) throws Refusal {
+        answer();
+        long current = measurementsKeyPin == null ? 0 : measurementsKeyPin.revision();
+        if (current != modRevision) {
+            return false;
+        }
+        revision++;
+        measurementsKeyPin = new Entry(value, revision);
+        return true;
     }
 
     @Override

@@ -1,0 +1,148 @@
+package dev.sextant.joinapi.measurements;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.sextant.attestation.ecdsa.BouncyCastleEcdsa;
+import dev.sextant.attestation.policy.ExpectedValue;
+import dev.sextant.attestation.policy.Measurements;
+import dev.sextant.attestation.policy.MeasurementsFile;
+import dev.sextant.attestation.policy.MeasurementsKey;
+import dev.sextant.attestation.policy.VersionedMeasurements;
+import dev.sextant.attestation.Variant;
+import dev.sextant.attestation.verify.AkTrust;
+import dev.sextant.grpcsupport.Refusal;
+import dev.sextant.joinapi.binding.InMemoryBindingStoreDouble;
+import dev.sextant.joinapi.refusal.JoinRefusal;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.KeyPair;
+import java.security.KeyPairGenerator;
+import java.security.SecureRandom;
+import java.util.Optional;
+import java.util.TreeMap;
+import org.bouncycastle.openssl.jcajce.JcaPEMWriter;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+@DisplayName("Measurement signing key: pinned by the first set admitted, rotated by a set the pinned key signed")
+class MeasurementsKeyRotationTest {
+    @TempDir
+    Path dir;
+
+    private final InMemoryBindingStoreDouble store = new InMemoryBindingStoreDouble();
+    private final Measurements set = measurements();
+    private KeyPair first;
+    private KeyPair next;
+    private Path file;
+    private Path keyFile;
+    private ReloadingVerifier verifier;
+    private MeasurementsFloor admission;
+
+    @BeforeEach
+    void start() throws Exception {
+        first = KeyPairGenerator.getInstance("Ed25519").generateKeyPair();
+        KeyPairGenerator ec = KeyPairGenerator.getInstance("EC");
+        ec.initialize(new java.security.spec.ECGenParameterSpec("secp256r1"));
+        next = ec.generateKeyPair(); // the next key may be of the other kind
+        file = dir.resolve("measurements.json");
+        keyFile = dir.resolve("measurements.pub");
+        publish(1, first, null, first);
+        verifier = new ReloadingVerifier(file, ReloadingVerifier.PublicKeySource.file(keyFile), AkTrust.insecureTrustAnyAk(),
+                new BouncyCastleEcdsa(new SecureRandom()));
+        admission = new MeasurementsFloor(store, verifier, new MeasurementsKeyPin(store));
+    }
+
+    @Test
+    @DisplayName("the operator's two steps, faster than any ticket: the next key's set arrives before a ticket admitted the "
+            + "rotating set; the service that held the rotating set moves the pin at the next key's first ticket")
+    void rotationHandedOverBeforeAnyTicket() throws Exception {
+        admission.admitSetInForce();
+        assertEquals(Optional.of(fingerprint(first)), store.measurementsKeyPin().map(p -> p.value()));
+
+        publish(2, first, next, first);
+        assertTrue(verifier.reload());
+        publish(3, next, null, next); // the key file is read again with the set
+        assertTrue(verifier.reload());
+        admission.admitSetInForce();
+
+        KeyPin pin = KeyPin.parse(store.measurementsKeyPin().orElseThrow().value());
+        assertEquals(fingerprint(next), pin.key());
+        assertEquals(new KeyPin.Rotation(fingerprint(first), verifier.setInForce().handedOverBy().orElseThrow().digest(), 2),
+                pin.rotation().orElseThrow());
+        assertEquals(3, store.raiseMeasurementsFloor(0));
+    }
+
+    @Test
+    @DisplayName("a service restarted since forgets the rotating set: the next key's set is refused until a service admits the rotation")
+    void restartedServiceWithoutTheRotation() throws Exception {
+        admission.admitSetInForce();
+        publish(3, next, null, next);
+        ReloadingVerifier restarted = new ReloadingVerifier(file, ReloadingVerifier.PublicKeySource.file(keyFile),
+                AkTrust.insecureTrustAnyAk(), new BouncyCastleEcdsa(new SecureRandom()));
+        Refusal r = assertThrows(Refusal.class,
+                () -> new MeasurementsFloor(store, restarted, new MeasurementsKeyPin(store)).admitSetInForce());
+        assertEquals(JoinRefusal.MEASUREMENTS_KEY_NOT_PINNED, r.reason());
+    }
+
+    @Test
+    @DisplayName("a rotating set below the floor moves nothing: refused MEASUREMENTS_BELOW_FLOOR, the pin stays")
+    void rotationBelowTheFloor() throws Exception {
+        store.raiseMeasurementsFloor(7);
+        publish(2, first, next, first);
+        verifier.reload();
+        Refusal r = assertThrows(Refusal.class, () -> admission.admitSetInForce());
+        assertEquals(JoinRefusal.MEASUREMENTS_BELOW_FLOOR, r.reason());
+        assertEquals(Optional.of(fingerprint(first)), store.measurementsKeyPin().map(p -> p.value()));
+    }
+
+    @Test
+    @DisplayName("the pin's text reads back as written; anything else is not a pin")
+    void pinText() {
+        String a = "sha256:" + "a".repeat(64);
+        String b = "sha256:" + "b".repeat(64);
+        String c = "sha256:" + "c".repeat(64);
+        KeyPin rotated = new KeyPin(a, Optional.of(new KeyPin.Rotation(b, c, 12)));
+        assertEquals(a + " from " + b + " by-set " + c + " version 12", rotated.text());
+        assertEquals(rotated, KeyPin.parse(rotated.text()));
+        assertEquals(KeyPin.first(a), KeyPin.parse(a));
+        for (String bad : new String[]{"", a + " ", "sha256:" + "A".repeat(64), a + " from " + b, "-----BEGIN PUBLIC KEY-----"}) {
+            assertThrows(IllegalArgumentException.class, () -> KeyPin.parse(bad), bad);
+        }
+    }
+
+    private void publish(long version, KeyPair signing, KeyPair nextKey, KeyPair configured) throws Exception {
+        VersionedMeasurements v = new VersionedMeasurements(version, set);
+        if (nextKey != null) {
+            v = v.withNextKey(MeasurementsKey.of(pem(nextKey.getPublic())));
+        }
+        Files.write(file, v.toJson());
+        MeasurementsFile.sign(file, pem(signing.getPrivate()));
+        Files.writeString(keyFile, pem(configured.getPublic()));
+    }
+
+    private static String fingerprint(KeyPair key) throws Exception {
+        return MeasurementsKey.of(pem(key.getPublic())).fingerprint();
+    }
+
+    private static Measurements measurements() {
+        TreeMap<Integer, ExpectedValue> pcrs = new TreeMap<>();
+        for (int pcr : new int[]{4, 9, 11, 12, 13, 15}) {
+            pcrs.put(pcr, new ExpectedValue(new byte[32], false));
+        }
+        return new Measurements(Variant.QEMU_VTPM, pcrs);
+    }
+
+    private static String pem(Object o) throws Exception {
+        StringWriter s = new StringWriter();
+        try (JcaPEMWriter w = new JcaPEMWriter(s)) {
+            // PKCS#8 for private keys: JcaPEMWriter's SEC1 form of an EC key leaves the curve out.
+            w.writeObject(o instanceof java.security.PrivateKey k ? new org.bouncycastle.openssl.jcajce.JcaPKCS8Generator(k, null) : o);
+        }
+        return s.toString();
+    }
+}
