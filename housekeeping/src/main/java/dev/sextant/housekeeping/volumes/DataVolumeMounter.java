@@ -20,7 +20,7 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * Finds this control-plane node's data volume and puts the Kubernetes datastore on it: candidates
+ * Finds this control-plane node's data volume and puts its datastore (the etcd member's data) on it: candidates
  * are volumes tagged for this cluster, role and zone; the node claims at most one
  * ({@link VolumeClaim}), and a volume held by another node is simply skipped. A new volume is
  * LUKS2-formatted and re-keyed to the cluster key for its UUID, exactly like the state disk

@@ -14,7 +14,8 @@ import java.time.Duration;
  * @param zone           this node's zone; volumes of other zones are not candidates
  * @param sysRoot        sysfs (tests point it at a fake tree)
  * @param devDir         where device nodes are
- * @param mountPoint     the Kubernetes datastore directory (k3s: server/db below its data dir)
+ * @param mountPoint     where the mounter puts the volume; {@link DataVolumes#mount} names it for each node
+ *                       (node-boot: a control plane's etcd data dir), so the default serves only this module's tests
  * @param mapperName     the dm-crypt mapping name
  * @param workDir        tmpfs directory for detached LUKS header copies (0700)
  * @param retryInterval  how often a node without a volume looks again (losing a race is normal)
@@ -33,4 +34,10 @@ public record DataVolumeSettings(
         @Bindable(defaultValue = "60s") Duration retryInterval,
         @Bindable(defaultValue = "65536") int pbkdfMemoryKib,
         @Bindable(defaultValue = "0") int pbkdfIterations) {
+
+    /** These settings with the volume mounted at {@code mountPoint}. */
+    public DataVolumeSettings withMountPoint(Path mountPoint) {
+        return new DataVolumeSettings(enabled, cluster, role, zone, sysRoot, devDir, mountPoint, mapperName, workDir,
+                retryInterval, pbkdfMemoryKib, pbkdfIterations);
+    }
 }

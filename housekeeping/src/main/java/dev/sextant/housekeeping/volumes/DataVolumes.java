@@ -2,12 +2,14 @@ package dev.sextant.housekeeping.volumes;
 
 import dev.sextant.diskcrypt.CommandRunner;
 import jakarta.inject.Singleton;
+import java.nio.file.Path;
 import java.time.Clock;
 import java.util.Optional;
 
 /**
  * The data volume step of a control-plane node's bootstrap, when {@code sextant.data-volume.enabled}:
- * after the state disk (the datastore directory lies below its mount) and before Kubernetes starts.
+ * after the state disk (the directory it is mounted on lies below the state disk's mount) and before
+ * the services that keep their data there start (a control plane's etcd member).
  */
 @Singleton
 public final class DataVolumes {
@@ -19,12 +21,18 @@ public final class DataVolumes {
         this.runner = runner;
     }
 
-    /** Mounts this node's volume (waiting for one as long as it takes); empty when switched off. */
-    public Optional<String> mount(DataVolumeMounter.VolumeKeys keys) throws InterruptedException {
+    /** Whether this node looks for a data volume at all ({@code sextant.data-volume.enabled}). */
+    public boolean enabled() {
+        return settings.enabled();
+    }
+
+    /** Mounts this node's volume at {@code mountPoint} (waiting for one as long as it takes); empty when switched off. */
+    public Optional<String> mount(DataVolumeMounter.VolumeKeys keys, Path mountPoint) throws InterruptedException {
         if (!settings.enabled()) {
             return Optional.empty();
         }
-        var mounted = new DataVolumeMounter(settings, DataVolumeMounter.qemuSources(settings), runner, keys,
+        DataVolumeSettings here = settings.withMountPoint(mountPoint);
+        var mounted = new DataVolumeMounter(here, DataVolumeMounter.qemuSources(here), runner, keys,
                 duration -> Thread.sleep(duration.toMillis()), Clock.systemUTC()).runUntilMounted();
         return Optional.of("data volume " + mounted.volume().device() + " (" + mounted.volume().tags() + ") mounted at "
                 + mounted.mountPoint());

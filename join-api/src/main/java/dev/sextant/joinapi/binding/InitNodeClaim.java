@@ -1,9 +1,11 @@
 package dev.sextant.joinapi.binding;
 
 import dev.sextant.grpcsupport.Refusal;
+import dev.sextant.joinapi.clusterstore.ClusterStoreRetry;
 import dev.sextant.joinapi.input.InputChecks;
 import dev.sextant.serviceconfig.JoinServiceConfig;
 import io.micronaut.context.annotation.Context;
+import jakarta.inject.Inject;
 import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.List;
@@ -18,8 +20,10 @@ import org.slf4j.LoggerFactory;
  * given that disk's key or that node's name. In the same transaction: its role, its control-plane
  * place and the cluster's control-plane limit ({@code sextant.join.control-planes}). Eager
  * ({@link Context}) and a dependency of the endpoint, so no call is answered before the claim
- * succeeded; idempotent across restarts (and across the join services of several control planes);
- * if another machine already holds any of them, or etcd does not answer, the service refuses to start.
+ * succeeded; idempotent across restarts (and across the join services of several control planes).
+ * While etcd does not answer, the claim is made again with back-off for up to a minute
+ * ({@link ClusterStoreRetry#AT_START}); if another machine already holds any of them, or etcd still does
+ * not answer then, the service refuses to start (its supervisor starts it again).
  *
  * <p>Settings: {@code sextant.join.init-node.ak-name} (hex of the TPM AK name),
  * {@code sextant.join.init-node.node-name}, {@code sextant.join.init-node.disk-uuids} (comma list).
@@ -29,26 +33,42 @@ import org.slf4j.LoggerFactory;
 public class InitNodeClaim {
     private static final Logger LOG = LoggerFactory.getLogger(InitNodeClaim.class);
 
+    @Inject
     public InitNodeClaim(Bindings bindings, JoinServiceConfig config) {
-        Optional<InitNode> node = config.initNode().isEmpty() ? Optional.empty()
+        this(bindings, config.initNode().isEmpty() ? Optional.empty()
                 : parse(config.initNode().get().akNameHex(), config.initNode().get().nodeName(),
-                        String.join(",", config.initNode().get().diskUuids()));
+                        String.join(",", config.initNode().get().diskUuids())),
+                config.controlPlanes(), ClusterStoreRetry.atStart());
+    }
+
+    /**
+     * Claims {@code node}'s bindings, asking etcd again while it does not answer ({@code retry}): the
+     * claim is the first etcd call of the service's JVM, the one most likely to outlast its deadline.
+     */
+    InitNodeClaim(Bindings bindings, Optional<InitNode> node, int configuredLimit, ClusterStoreRetry retry) {
         if (node.isEmpty()) {
             LOG.warn("no init node configured (sextant.join.init-node.*): nothing is bound before the first join");
             return;
         }
         InitNode n = node.get();
+        MachineClaim claim = new MachineClaim(HexFormat.of().formatHex(n.akName()), true, n.diskUuids().get(0),
+                n.nodeName(), n.diskUuids().subList(1, n.diskUuids().size()));
+        int limit;
         try {
-            bindings.claimInitNode(new MachineClaim(HexFormat.of().formatHex(n.akName()), true, n.diskUuids().get(0),
-                    n.nodeName(), n.diskUuids().subList(1, n.diskUuids().size())));
-            int limit = bindings.controlPlaneLimit();
-            if (limit != config.controlPlanes()) {
-                LOG.warn("the cluster admits {} control planes (written at its first init); {}={} is not used",
-                        limit, JoinServiceConfig.CONTROL_PLANES, config.controlPlanes());
-            }
+            limit = retry.run("binding the init node " + n.nodeName() + " before serving", () -> {
+                bindings.claimInitNode(claim);
+                return bindings.controlPlaneLimit();
+            });
         } catch (Refusal r) {
             throw new IllegalStateException("cannot bind the init node " + n.nodeName() + " to its AK before serving: "
                     + r.getMessage(), r);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("the join service stopped before the init node " + n.nodeName() + " was bound", e);
+        }
+        if (limit != configuredLimit) {
+            LOG.warn("the cluster admits {} control planes (written at its first init); {}={} is not used",
+                    limit, JoinServiceConfig.CONTROL_PLANES, configuredLimit);
         }
         LOG.info("init node {} bound to its AK with {} disk(s) before serving", n.nodeName(), n.diskUuids().size());
     }

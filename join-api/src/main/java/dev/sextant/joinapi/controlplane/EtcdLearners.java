@@ -8,13 +8,19 @@ import dev.sextant.grpcsupport.Refusal;
 import dev.sextant.joinapi.clusterstore.EtcdConnection;
 import dev.sextant.joinapi.refusal.JoinRefusal;
 import dev.sextant.proto.v1.EtcdPeer;
+import io.grpc.Context;
+import io.grpc.Deadline;
+import io.grpc.Status;
+import jakarta.inject.Inject;
 import jakarta.inject.Singleton;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -25,6 +31,12 @@ import org.slf4j.LoggerFactory;
  * member of the node's name under another peer URL came back without its data and is replaced. etcd
  * admits one learner at a time, so while another is listed the join is refused UNAVAILABLE naming it.
  * Each learner added is handed to {@link LearnerPromotion}.
+ *
+ * <p>Every change is decided on one member list. A member on that list may be removed before the change
+ * reaches etcd (another join service replacing the same node, or removing a learner that never started;
+ * a removal applied whose answer was lost), and etcd then answers NOT_FOUND ("member not found"): the
+ * list is stale, not the join, so this service lists again and decides again, within the join's deadline,
+ * rather than answer the node UNAVAILABLE for it to retry.
  */
 @Singleton
 public class EtcdLearners {
@@ -34,6 +46,20 @@ public class EtcdLearners {
      * leader connected to every voter for five seconds, so a join right after a promotion waits that long.
      */
     static final Duration ADD_TIMEOUT = Duration.ofSeconds(10);
+    /** Left of the caller's gRPC deadline for the rest of the join (the ticket) and its answer. */
+    static final Duration ANSWER_MARGIN = Duration.ofSeconds(1);
+    private static final Duration FIRST_PAUSE = Duration.ofMillis(50);
+
+    /**
+     * Sees each member list a change is decided on, before the change: nothing in production; a test
+     * removes a listed member there, as a racing join service would.
+     */
+    @FunctionalInterface
+    interface AfterList {
+        AfterList NOTHING = members -> { };
+
+        void listed(List<EtcdMember> members) throws InterruptedException;
+    }
 
     /** The learner and etcd's {@code --initial-cluster} for it, with each other member's first client URL. */
     public record Learner(EtcdMember member, List<EtcdPeer> cluster) {
@@ -45,18 +71,25 @@ public class EtcdLearners {
     private final EtcdConnection etcd;
     private final Clock clock;
     private final LearnerPromotion promotion;
+    private final AfterList afterList;
 
+    @Inject
     public EtcdLearners(EtcdConnection etcd, Clock clock, LearnerPromotion promotion) {
+        this(etcd, clock, promotion, AfterList.NOTHING);
+    }
+
+    EtcdLearners(EtcdConnection etcd, Clock clock, LearnerPromotion promotion, AfterList afterList) {
         this.etcd = etcd;
         this.clock = clock;
         this.promotion = promotion;
+        this.afterList = afterList;
     }
 
     public Learner add(EtcdPeer member) throws Refusal {
         EtcdClient client = etcd.client();
         EtcdMembership membership = new EtcdMembership(client, clock);
         try {
-            EtcdMember learner = addOrFind(client, membership, member.getName(), member.getPeerUrl());
+            EtcdMember learner = addOrFindListingAgain(client, membership, member.getName(), member.getPeerUrl(), deadline());
             // At once, not after the ticket: every learner this service adds is promoted or, never
             // started, removed, even one whose ticket then failed.
             promotion.promote(learner, member.getClientUrl().substring("https://".length()));
@@ -77,9 +110,43 @@ public class EtcdLearners {
         }
     }
 
+    /**
+     * {@link #addOrFind}, decided again on a fresh member list while etcd answers NOT_FOUND (a listed
+     * member removed before this service's change reached it), until {@code deadline}.
+     */
+    private EtcdMember addOrFindListingAgain(EtcdClient client, EtcdMembership membership, String name, String peerUrl,
+                                             Instant deadline) throws Refusal, InterruptedException {
+        Duration pause = FIRST_PAUSE;
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return addOrFind(client, membership, name, peerUrl);
+            } catch (EtcdException e) {
+                if (e.code() != Status.Code.NOT_FOUND || !clock.instant().plus(pause).isBefore(deadline)) {
+                    throw e;
+                }
+                LOG.info("etcd's members changed under control plane {}'s join (attempt {}: {}); listing them again",
+                        name, attempt, e.getMessage());
+            }
+            Thread.sleep(pause.toMillis());
+            pause = pause.multipliedBy(2);
+        }
+    }
+
+    /** {@link #ADD_TIMEOUT} from now, or sooner: {@link #ANSWER_MARGIN} before the caller's own gRPC deadline. */
+    private Instant deadline() {
+        Instant own = clock.instant().plus(ADD_TIMEOUT);
+        Deadline caller = Context.current().getDeadline();
+        if (caller == null) {
+            return own;
+        }
+        Instant theirs = clock.instant().plusMillis(caller.timeRemaining(TimeUnit.MILLISECONDS)).minus(ANSWER_MARGIN);
+        return theirs.isBefore(own) ? theirs : own;
+    }
+
     private EtcdMember addOrFind(EtcdClient client, EtcdMembership membership, String name, String peerUrl)
             throws Refusal, InterruptedException {
         List<EtcdMember> members = client.members();
+        afterList.listed(members);
         Optional<EtcdMember> listed = members.stream().filter(m -> m.peerUrls().contains(peerUrl)).findFirst();
         if (listed.isPresent()) {
             if (listed.get().started() && !listed.get().name().equals(name)) {
@@ -97,10 +164,16 @@ public class EtcdLearners {
                     + (other.started() ? other.name() : "not started yet") + ", " + other.peerUrls()
                     + ") is joining etcd as a learner; etcd admits one control plane at a time: retry later");
         }
-        if (members.stream().anyMatch(m -> m.name().equals(name))) {
+        List<EtcdMember> old = members.stream().filter(m -> m.name().equals(name)).toList();
+        if (!old.isEmpty()) {
             LOG.warn("etcd member {} is listed under another peer URL: it came back without its data, and is replaced by {}",
                     name, peerUrl);
-            return membership.replace(name, peerUrl, ADD_TIMEOUT);
+            // Removed by the ids of this list (EtcdMembership.replace would list again): a member removed
+            // meanwhile is NOT_FOUND here, and the join decides again on a fresh list.
+            for (EtcdMember m : old) {
+                client.remove(m.id());
+            }
+            return membership.addLearner(peerUrl, ADD_TIMEOUT);
         }
         EtcdMember added = membership.addLearner(peerUrl, ADD_TIMEOUT);
         LOG.info("etcd learner {} added for control plane {} at {}", added.hexId(), name, peerUrl);

@@ -6,6 +6,7 @@ import dev.sextant.etcd.client.EtcdMember;
 import dev.sextant.etcd.members.EtcdMembership;
 import dev.sextant.grpcsupport.Refusal;
 import dev.sextant.joinapi.clusterstore.EtcdConnection;
+import io.grpc.Status;
 import jakarta.annotation.PreDestroy;
 import jakarta.inject.Inject;
 import jakarta.inject.Singleton;
@@ -90,7 +91,18 @@ public class LearnerPromotion implements AutoCloseable {
         executor.execute(() -> {
             try {
                 task.run(etcd.client());
-            } catch (EtcdException | Refusal e) {
+            } catch (EtcdException e) {
+                if (e.code() == Status.Code.NOT_FOUND) {
+                    // Removed between this service's list and its promote (or remove): by the join service
+                    // that replaced its node, or one that expired it. Nothing is left to promote.
+                    LOG.info("etcd learner {} ({}) was removed by another join service while this one was {} it",
+                            learner.hexId(), learner.peerUrls(), doing);
+                } else if (executor.isShutdown()) {
+                    LOG.info("the join service stopped while {} etcd learner {} ({})", doing, learner.hexId(), learner.peerUrls());
+                } else {
+                    LOG.warn("{} etcd learner {} ({}) failed; it stays a learner", doing, learner.hexId(), learner.peerUrls(), e);
+                }
+            } catch (Refusal e) {
                 if (executor.isShutdown()) {
                     LOG.info("the join service stopped while {} etcd learner {} ({})", doing, learner.hexId(), learner.peerUrls());
                 } else {

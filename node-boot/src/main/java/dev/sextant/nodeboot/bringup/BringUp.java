@@ -2,7 +2,6 @@ package dev.sextant.nodeboot.bringup;
 
 import dev.sextant.keys.KeyDerivation;
 import dev.sextant.housekeeping.volumes.DataVolumeMounter;
-import dev.sextant.housekeeping.volumes.DataVolumes;
 import dev.sextant.housekeeping.discovery.DiscoveryResume;
 import dev.sextant.nodeboot.deploy.DeployedServices;
 import dev.sextant.nodeboot.deploy.EtcdStanding;
@@ -29,8 +28,8 @@ import java.util.function.BiConsumer;
 /**
  * The one way a node becomes (or becomes again) a cluster member, whatever produced its
  * {@link Membership}: the node lock and PCR 15, the state disk (re-keyed on a first membership,
- * already opened at boot otherwise: {@link MemberDisk}), the control plane's data volume, the
- * cluster's etcd member where Kubernetes keeps its state in it, Kubernetes, the cluster services
+ * already opened at boot otherwise: {@link MemberDisk}), the control plane's data volume (its etcd
+ * member's data: {@link EtcdDataVolume}), the cluster's etcd member where Kubernetes keeps its state in it, Kubernetes, the cluster services
  * ({@link ServicesStep}), discovery. Everything after the lock that fails is fatal and goes to the
  * {@link FailureHandler} (which resets the disk only if this boot formatted it).
  */
@@ -42,17 +41,17 @@ public final class BringUp {
 
     private final NodeLock lock;
     private final MemberDisk disk;
-    private final DataVolumes dataVolumes;
+    private final EtcdDataVolume dataVolume;
     private final KubernetesDriver kubernetes;
     private final ServicesStep services;
     private final DiscoveryResume discovery;
     private final FailureHandler failure;
 
-    public BringUp(NodeLock lock, MemberDisk disk, DataVolumes dataVolumes, KubernetesDriver kubernetes,
+    public BringUp(NodeLock lock, MemberDisk disk, EtcdDataVolume dataVolume, KubernetesDriver kubernetes,
                    ServicesStep services, DiscoveryResume discovery, FailureHandler failure) {
         this.lock = lock;
         this.disk = disk;
-        this.dataVolumes = dataVolumes;
+        this.dataVolume = dataVolume;
         this.kubernetes = kubernetes;
         this.services = services;
         this.discovery = discovery;
@@ -123,7 +122,7 @@ public final class BringUp {
                         .orElse(EtcdStanding.NONE));
     }
 
-    private Optional<String> mountDataVolume(Membership m, Map<String, String> remembered) throws InterruptedException {
+    private Optional<String> mountDataVolume(Membership m, Map<String, String> remembered) throws StepFailed, InterruptedException {
         // A volume this node opened before keeps its key on the state disk; a new one gets the membership's key.
         DataVolumeMounter.VolumeKeys fresh = m.newVolumeKeys().orElse(uuid -> derivedVolumeKey(m.diskKey(), uuid));
         DataVolumeMounter.VolumeKeys keys = uuid -> {
@@ -135,7 +134,7 @@ public final class BringUp {
             remembered.put(uuid, Base64.getEncoder().encodeToString(key));
             return key;
         };
-        return dataVolumes.mount(keys);
+        return dataVolume.mount(keys);
     }
 
     /**

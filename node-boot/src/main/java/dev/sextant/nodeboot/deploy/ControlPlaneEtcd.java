@@ -23,6 +23,8 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * This control plane's member of the cluster's etcd, run by the image's {@code sextant-etcd.service}: the
@@ -30,9 +32,13 @@ import java.util.stream.Stream;
  * (init and each reboot) the member's and the join service's certificates are issued afresh by the etcd CA
  * derived from the master secret kept there (that is their renewal), the member's DNS name is put in the
  * hosts file, and etcd's command line is written to {@link #environmentFile()} from {@link EtcdMemberConfig},
- * the one place that decides it. The data dir, {@code etcd/data}, is etcd's own and survives every reboot.
+ * the one place that decides it. The data dir, {@code etcd/data}, is etcd's own and survives every reboot:
+ * the control plane's data volume where it has one (node-boot's bring-up mounts it on this very directory
+ * before etcd starts, so etcd's command line and the unit's one writable path stay the same), else a
+ * directory of the state disk.
  */
 public final class ControlPlaneEtcd {
+    private static final Logger LOG = LoggerFactory.getLogger(ControlPlaneEtcd.class);
     public static final String UNIT = "sextant-etcd.service";
     /**
      * What sextant-etcd.service expands unquoted ({@code ExecStart=/usr/bin/etcd $SEXTANT_ETCD_ARGS}), which
@@ -77,7 +83,21 @@ public final class ControlPlaneEtcd {
     }
 
     public Path dataDir() {
-        return dir().resolve("data");
+        return dataDir(settings);
+    }
+
+    /** etcd's data dir on a node with these settings: where bring-up mounts the control plane's data volume. */
+    public static Path dataDir(NodeLocalSettings settings) {
+        return settings.dir().resolve("etcd").resolve("data");
+    }
+
+    /**
+     * Whether {@code dataDir} is a file system of its own (the data volume mounted on it) rather than a
+     * directory of the state disk: its device differs from its parent's.
+     */
+    public static boolean onOwnFileSystem(Path dataDir) throws IOException {
+        return Files.isDirectory(dataDir)
+                && !Files.getAttribute(dataDir, "unix:dev").equals(Files.getAttribute(dataDir.toAbsolutePath().getParent(), "unix:dev"));
     }
 
     /** Where the join service (and the bootstrapper's probe) reach the member: loopback, which its certificate names. */
@@ -129,6 +149,13 @@ public final class ControlPlaneEtcd {
             if (!Files.isDirectory(dataDir())) {
                 // The unit may write here only (ReadWritePaths=), so it exists before etcd starts; 0700 as etcd wants it.
                 Files.createDirectories(dataDir(), PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+            }
+            if (onOwnFileSystem(dataDir())) {
+                // A fresh file system's root is 0755 (and holds lost+found, which etcd names in a warning and ignores).
+                Files.setPosixFilePermissions(dataDir(), PosixFilePermissions.fromString("rwx------"));
+                LOG.info("etcd's data dir {} is this control plane's data volume", dataDir());
+            } else {
+                LOG.info("etcd's data dir {} is on the state disk: this control plane has no data volume", dataDir());
             }
             Files.writeString(environmentFile(), environmentFile(memberConfig(identity, member, clusterToken(ca)).arguments()));
             return joinClient;

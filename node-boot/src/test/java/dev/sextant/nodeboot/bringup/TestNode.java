@@ -1,6 +1,7 @@
 package dev.sextant.nodeboot.bringup;
 
 import dev.sextant.etcd.client.EndpointStatus;
+import dev.sextant.nodeboot.deploy.ControlPlaneEtcd;
 import dev.sextant.nodeboot.deploy.EtcdProbe;
 import dev.sextant.nodeboot.deploy.KubernetesServices;
 import dev.sextant.nodeboot.deploy.KubernetesServicesSettings;
@@ -87,7 +88,8 @@ public final class TestNode implements AutoCloseable {
         var clusterServices = new ServicesStep(nodeLocal, new KubernetesServices(new KubernetesServicesSettings(
                 "sextant/join-service@sha256:" + "a".repeat(64), "sextant/kms@sha256:" + "b".repeat(64), 30090), nodeLocalSettings, units, etcd),
                 () -> AK_NAME);
-        this.bringUp = new BringUp(lock, new MemberDisk(disk, diskSettings, stateFile), dataVolumes, kubernetes, clusterServices,
+        this.bringUp = new BringUp(lock, new MemberDisk(disk, diskSettings, stateFile),
+                new EtcdDataVolume(dataVolumes, ControlPlaneEtcd.dataDir(nodeLocalSettings)), kubernetes, clusterServices,
                 DiscoveryResume.disabled(), failure);
     }
 
