@@ -263,7 +263,7 @@ class DutyHolderTest {
     private void pausedHolderScenario(Candidate first, CountDownLatch resume) throws Exception {
         awaitHolder(c -> c == first, TERM.plus(BEAT));
         Holding paused = first.holder().holding().orElseThrow();
-        long taken = events.get(0).nanos();
+        long taken = eventAfter(first, Kind.TAKEN, 0);
         startCandidates("cp-1", "cp-2");
 
         Duration believed = awaitNotHolder(first, taken, TERM);
@@ -383,17 +383,22 @@ class DutyHolderTest {
         return candidates.stream().filter(c -> c.holder().isHolder()).map(Candidate::name).toList();
     }
 
-    /** How long after {@code from} the candidate's onLost came (waiting a term for it). */
+    /** How long after {@code from} the candidate's first onLost came (waiting three terms for it). */
     private Duration lostAfter(Candidate c, long from) throws InterruptedException {
+        return Duration.ofNanos(eventAfter(c, Kind.LOST, 0) - from);
+    }
+
+    /** When the candidate's {@code index}-th event of this kind came (waiting three terms for it). */
+    private long eventAfter(Candidate c, Kind kind, int index) throws InterruptedException {
         long deadline = System.nanoTime() + TERM.multipliedBy(3).toNanos();
         while (System.nanoTime() < deadline) {
-            Optional<Event> lost = events.stream().filter(e -> e.who().equals(c.name()) && e.kind() == Kind.LOST).findFirst();
-            if (lost.isPresent()) {
-                return Duration.ofNanos(lost.get().nanos() - from);
+            List<Event> found = events.stream().filter(e -> e.who().equals(c.name()) && e.kind() == kind).toList();
+            if (found.size() > index) {
+                return found.get(index).nanos();
             }
             Thread.sleep(1);
         }
-        return fail(c.name() + " never reported losing the duty; timeline:\n" + timeline());
+        return fail(c.name() + " never reported " + kind + " (#" + index + "); timeline:\n" + timeline());
     }
 
     private String lostReason(Candidate c) {
