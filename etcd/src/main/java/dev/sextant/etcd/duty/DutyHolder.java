@@ -42,10 +42,12 @@ public final class DutyHolder implements AutoCloseable {
     private final DutyConfig config;
     private final DutyListener listener;
     private final AtomicReference<Tenure> tenure = new AtomicReference<>();
+    /** A tenure the key's watch ended on a gRPC thread, for the holder's thread to report. */
+    private final AtomicReference<Tenure> endedByWatch = new AtomicReference<>();
     private final Object transitions = new Object();
     private volatile boolean closed;
     private boolean keyDeleted; // guarded by transitions: a watch saw the key go, so try at once
-    private KeyDeletionWatch watch; // the holder's thread's, while another holds the key
+    private KeyDeletionWatch watch; // the holder's thread's: of another's key, or of its own while it holds it
     private Thread thread;
 
     public DutyHolder(EtcdClient client, DutyConfig config, DutyListener listener) {
@@ -94,6 +96,7 @@ public final class DutyHolder implements AutoCloseable {
 
     private void run() {
         while (!closed) {
+            reportEndedByWatch();
             long waitNanos = tenure.get() == null ? tryToTake() : renew();
             long until = System.nanoTime() + waitNanos;
             synchronized (transitions) {
@@ -108,6 +111,30 @@ public final class DutyHolder implements AutoCloseable {
             }
         }
         stopWatching();
+    }
+
+    /**
+     * Called by the holder's watch of its own key, on a gRPC thread: the key is gone while held (the lease
+     * revoked or the key deleted behind its back). Stops holding at once; the holder's thread reports it.
+     */
+    private void ownKeyDeleted(Holding holding) {
+        for (Tenure t = tenure.get(); t != null && t.holding.equals(holding); t = tenure.get()) {
+            if (tenure.compareAndSet(t, null)) {
+                endedByWatch.set(t); // its keep-alive is closed by the holder's thread: never block a gRPC thread
+                break;
+            }
+        }
+        keyDeleted();
+    }
+
+    private void reportEndedByWatch() {
+        Tenure ended = endedByWatch.getAndSet(null);
+        if (ended != null) {
+            ended.keepAlive.close();
+            stopWatching();
+            listener.onLost(ended.holding, "its key was deleted while it held it (the lease revoked or the key removed behind its back)");
+            revokeQuietly(ended.holding.leaseId());
+        }
     }
 
     /** Called by the watch, on a gRPC thread: the key is gone (its holder resigned, or its lease expired). */
@@ -131,6 +158,18 @@ public final class DutyHolder implements AutoCloseable {
             watch = client.watchDeletion(config.key(), readRevision + 1, this::keyDeleted);
         } catch (RuntimeException e) {
             watch = null; // no watch: the beat alone
+        }
+    }
+
+    /**
+     * Watches the held key from its creation on, so that a deletion behind this holder's back ends the tenure
+     * at once rather than at the next renewal (best effort: a failed watch is opened again at a renewal).
+     */
+    private void watchOwnKey(Holding holding) {
+        try {
+            watch = client.watchDeletion(config.key(), holding.createRevision() + 1, () -> ownKeyDeleted(holding));
+        } catch (RuntimeException e) {
+            watch = null;
         }
     }
 
@@ -184,6 +223,7 @@ public final class DutyHolder implements AutoCloseable {
             tenure.set(taken);
         }
         stopWatching();
+        watchOwnKey(taken.holding);
         listener.onTaken(taken.holding);
         return taken.nextRenewal - System.nanoTime();
     }
@@ -191,6 +231,9 @@ public final class DutyHolder implements AutoCloseable {
     /** One renewal of the held lease, or the end of the tenure; the time until the next step. */
     private long renew() {
         Tenure t = tenure.get();
+        if (t == null) {
+            return 0; // ended meanwhile (closed, or by the key's watch)
+        }
         long asked = System.nanoTime();
         if (!t.live(asked)) {
             lose(t, "the lease's term ran out before it was renewed (this process or its etcd calls were held up"
@@ -210,7 +253,11 @@ public final class DutyHolder implements AutoCloseable {
         }
         Tenure renewed = t.renewed(asked + TimeUnit.SECONDS.toNanos(ttl), ttl);
         if (!tenure.compareAndSet(t, renewed)) {
-            return beat(); // closed meanwhile: close() ended the tenure
+            return beat(); // closed, or the key's watch ended the tenure, meanwhile
+        }
+        if (watch == null || !watch.active()) {
+            stopWatching();
+            watchOwnKey(t.holding);
         }
         return renewed.nextRenewal - System.nanoTime();
     }
@@ -221,6 +268,7 @@ public final class DutyHolder implements AutoCloseable {
             return;
         }
         t.keepAlive.close();
+        stopWatching();
         listener.onLost(t.holding, reason);
         revokeQuietly(t.holding.leaseId());
     }
@@ -273,6 +321,8 @@ public final class DutyHolder implements AutoCloseable {
             t.keepAlive.close();
             listener.onLost(t.holding, "resigned: the holder was closed");
             revokeQuietly(t.holding.leaseId());
+        } else {
+            reportEndedByWatch();
         }
     }
 

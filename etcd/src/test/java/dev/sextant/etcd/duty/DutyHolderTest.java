@@ -283,24 +283,30 @@ class DutyHolderTest {
                         + " %s holding after %d ms; the paused one reported the loss at %d ms, when it woke%n",
                 believed.toMillis(), TERM.toSeconds(), next.name(), handOver.toMillis(), reported.toMillis());
         assertTrue(handOver.compareTo(TERM.plus(ETCD_EXPIRY_MARGIN)) <= 0, "hand-over from a paused holder took " + handOver);
-        assertTrue(lostReason(first).startsWith("the lease's term ran out before it was renewed"), timeline());
+        // Only the holder's thread is paused here, so its watch (a gRPC thread) may see the key expire first;
+        // in a whole-process pause the woken thread finds the term ran out.
+        String reason = lostReason(first);
+        assertTrue(reason.startsWith("the lease's term ran out before it was renewed") || reason.startsWith("its key was deleted"),
+                timeline());
     }
 
     @Test
-    @DisplayName("a holder whose lease is revoked behind its back (etcd answers its keep-alive with TTL 0) stops holding at its next renewal, within one beat, and says why")
+    @DisplayName("a holder whose lease is revoked behind its back stops holding within one beat and says why: its watch sees its key deleted, or etcd answers its next keep-alive with TTL 0")
     void revokedLeaseEndsTheTenure() throws Exception {
-        // One candidate only: another would take the freed key at once, before this holder's next renewal
-        // tells it (README: only a fenced write is safe against a revocation behind the holder's back).
+        // One candidate only: another's watch sees the key go as soon as this holder's does, and may take it
+        // before this one stops (README: only a fenced write is safe against a revocation behind its back).
         startCandidates("cp-0");
         Candidate holder = awaitHolder(c -> true, TERM.plus(BEAT));
         long revoked = System.nanoTime();
         assertTrue(admin.revokeLease(holder.holder().holding().orElseThrow().leaseId()));
         Duration said = lostAfter(holder, revoked);
 
-        System.out.printf("lease revoked behind the holder's back: it stopped holding %d ms later (beat %d ms)%n",
-                said.toMillis(), BEAT.toMillis());
+        String reason = lostReason(holder);
+        System.out.printf("lease revoked behind the holder's back: it stopped holding %d ms later (beat %d ms): %s%n",
+                said.toMillis(), BEAT.toMillis(), reason);
         assertTrue(said.compareTo(BEAT.plus(Duration.ofMillis(500))) <= 0, "stopped after " + said);
-        assertEquals("etcd says the lease is gone (it expired or was revoked)", lostReason(holder));
+        assertTrue(reason.equals("its key was deleted while it held it (the lease revoked or the key removed behind its back)")
+                || reason.equals("etcd says the lease is gone (it expired or was revoked)"), reason);
         assertEventsNeverOverlap();
     }
 
