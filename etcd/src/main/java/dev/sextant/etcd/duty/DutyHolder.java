@@ -26,8 +26,9 @@ import java.util.concurrent.atomic.AtomicReference;
  * The {@link DutyListener} is told of each tenure's start and end, in order, for logs and timelines.
  *
  * <p>A holder stops holding, before anything else (its listener is told after), when a renewal fails at
- * every endpoint within the time left, when etcd answers that the lease is gone, or when the deadline
- * passed before it could renew. It then revokes the lease if etcd can still be reached (so the key frees
+ * every endpoint within the time left, when etcd answers that the lease is gone, when its watch of its
+ * own key sees the key deleted (a revocation behind its back), or when the deadline passed before it
+ * could renew. It then revokes the lease if etcd can still be reached (so the key frees
  * at once) and becomes a candidate again.
  *
  * <p>A candidate refused because another holds the key watches the key for its deletion (from the
