@@ -7,6 +7,7 @@ import io.grpc.ClientInterceptor;
 import io.grpc.ClientInterceptors;
 import io.grpc.ConnectivityState;
 import io.grpc.ManagedChannel;
+import io.grpc.Metadata;
 import io.grpc.MethodDescriptor;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
@@ -117,13 +118,48 @@ final class EndpointChannels implements AutoCloseable {
 
     private <T> T once(String endpoint, Function<Channel, T> rpc) {
         roundTrips.increment();
+        return rpc.apply(ready(endpoint));
+    }
+
+    /**
+     * etcd's rpctypes.MetadataRequireLeaderKey, for streams: a member without a leader refuses the stream, or
+     * ends it when it loses its leader, rather than leaving it open and silent.
+     */
+    static Metadata requireLeader() {
+        Metadata metadata = new Metadata();
+        metadata.put(Metadata.Key.of("hasleader", Metadata.ASCII_STRING_MARSHALLER), "true");
+        return metadata;
+    }
+
+    /** The configured endpoints, in the order given. */
+    List<String> endpoints() {
+        return endpoints;
+    }
+
+    /** The index of the endpoint that answered last: where a stream is opened first. */
+    int preferred() {
+        return preferred.get();
+    }
+
+    /** Remembers that the endpoint at {@code index} answered, so the next call goes there first. */
+    void answered(int index) {
+        preferred.set(index);
+    }
+
+    /** Counts one round trip made on a stream (a keep-alive sent and answered or not). */
+    void countRoundTrip() {
+        roundTrips.increment();
+    }
+
+    /** The channel to {@code endpoint}, asked to connect again at once if it failed to before. */
+    Channel ready(String endpoint) {
         ManagedChannel channel = channel(endpoint);
         if (channel.getState(false) == ConnectivityState.TRANSIENT_FAILURE) {
             // A member that refused a connection once is asked again now, not after gRPC's back-off
             // (up to two minutes): it may have been restarted since.
             channel.resetConnectBackoff();
         }
-        return rpc.apply(channel);
+        return channel;
     }
 
     private synchronized ManagedChannel channel(String endpoint) {
@@ -140,7 +176,7 @@ final class EndpointChannels implements AutoCloseable {
                 || String.valueOf(e.getStatus().getDescription()).contains("not supported for learner");
     }
 
-    private EtcdException.Failure failure(String endpoint, StatusRuntimeException e) {
+    EtcdException.Failure failure(String endpoint, StatusRuntimeException e) {
         Status status = e.getStatus();
         return new EtcdException.Failure(endpoint, status.getCode(), reason(status));
     }

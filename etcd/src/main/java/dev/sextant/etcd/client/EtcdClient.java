@@ -4,6 +4,10 @@ import com.google.protobuf.ByteString;
 import dev.sextant.etcd.api.ClusterGrpc;
 import dev.sextant.etcd.api.EtcdKv.KeyValue;
 import dev.sextant.etcd.api.EtcdRpc.Compare;
+import dev.sextant.etcd.api.EtcdRpc.LeaseGrantRequest;
+import dev.sextant.etcd.api.EtcdRpc.LeaseGrantResponse;
+import dev.sextant.etcd.api.EtcdRpc.LeaseRevokeRequest;
+import dev.sextant.etcd.api.EtcdRpc.LeaseTimeToLiveRequest;
 import dev.sextant.etcd.api.EtcdRpc.Member;
 import dev.sextant.etcd.api.EtcdRpc.MemberAddRequest;
 import dev.sextant.etcd.api.EtcdRpc.MemberListRequest;
@@ -19,8 +23,11 @@ import dev.sextant.etcd.api.EtcdRpc.StatusResponse;
 import dev.sextant.etcd.api.EtcdRpc.TxnRequest;
 import dev.sextant.etcd.api.EtcdRpc.TxnResponse;
 import dev.sextant.etcd.api.KVGrpc;
+import dev.sextant.etcd.api.LeaseGrpc;
 import dev.sextant.etcd.api.MaintenanceGrpc;
 import io.grpc.Channel;
+import io.grpc.Status;
+import java.time.Duration;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -142,6 +149,115 @@ public final class EtcdClient implements AutoCloseable {
         return new CreateAllResult.Refused(present, changed);
     }
 
+    /**
+     * Grants a lease of {@code ttl} (whole seconds, at least one); etcd may grant more (its minimum TTL).
+     * A grant whose answer was lost and that is tried at the next member may leave a second lease behind:
+     * nothing is bound to it, and it expires after its TTL.
+     */
+    public Lease grantLease(Duration ttl) {
+        long seconds = wholeSeconds(ttl);
+        LeaseGrantResponse response = channels.call("lease grant", c -> lease(c)
+                .leaseGrant(LeaseGrantRequest.newBuilder().setTTL(seconds).build()));
+        // etcd 3.4 refuses a grant with a gRPC status (handled like any call's); its "error" field stays empty.
+        return new Lease(response.getID(), response.getTTL());
+    }
+
+    /**
+     * Keeps {@code leaseId} alive over one LeaseKeepAlive stream, renewed when the caller asks
+     * ({@link LeaseKeepAlive#renew}). Opens no connection until the first renewal.
+     */
+    public LeaseKeepAlive keepAlive(long leaseId) {
+        return new LeaseKeepAlive(channels, leaseId);
+    }
+
+    /**
+     * Revokes {@code leaseId}: etcd deletes every key bound to it at once. False when etcd knows no such
+     * lease (it expired, was revoked already, or a first attempt whose answer was lost revoked it).
+     */
+    public boolean revokeLease(long leaseId) {
+        try {
+            channels.call("lease revoke", c -> lease(c).leaseRevoke(LeaseRevokeRequest.newBuilder().setID(leaseId).build()));
+            return true;
+        } catch (EtcdException e) {
+            if (e.code() == Status.Code.NOT_FOUND) {
+                return false;
+            }
+            throw e;
+        }
+    }
+
+    /**
+     * What is left of {@code leaseId}'s time, as etcd's leader counts it, in whole seconds rounded down
+     * (the lease expires in under one more second); empty when etcd knows no such lease.
+     */
+    public Optional<Long> leaseTimeToLive(long leaseId) {
+        long ttl = channels.call("lease time-to-live", c -> lease(c)
+                .leaseTimeToLive(LeaseTimeToLiveRequest.newBuilder().setID(leaseId).build())).getTTL();
+        return ttl < 0 ? Optional.empty() : Optional.of(ttl);
+    }
+
+    /**
+     * Writes {@code value} at {@code key} bound to {@code leaseId} (0: no lease) only if the key is absent
+     * ({@code create_revision == 0}); otherwise writes nothing and reads, in the same transaction, the
+     * present value, its lease and its create revision. One round trip. A call retried after a lost answer
+     * finds its own value and lease as present.
+     */
+    public CreateIfAbsentResult createIfAbsent(String key, String value, long leaseId) {
+        TxnRequest txn = TxnRequest.newBuilder()
+                .addCompare(Compare.newBuilder().setKey(bytes(key)).setTarget(Compare.CompareTarget.CREATE)
+                        .setResult(Compare.CompareResult.EQUAL).setCreateRevision(0))
+                .addSuccess(RequestOp.newBuilder().setRequestPut(PutRequest.newBuilder()
+                        .setKey(bytes(key)).setValue(bytes(value)).setLease(leaseId)))
+                .addFailure(RequestOp.newBuilder().setRequestRange(RangeRequest.newBuilder().setKey(bytes(key))))
+                .build();
+        TxnResponse response = channels.call("create-if-absent transaction" + (leaseId == 0 ? "" : " under a lease"),
+                c -> kv(c).txn(txn));
+        if (response.getSucceeded()) {
+            return new CreateIfAbsentResult.Created(response.getHeader().getRevision());
+        }
+        RangeResponse range = response.getResponses(0).getResponseRange();
+        if (range.getKvsCount() == 0) {
+            // The compare found the key and the read, in the same transaction, did not: etcd broke its word.
+            throw new IllegalStateException("etcd refused a create-if-absent for a key it then did not find");
+        }
+        KeyValue kv = range.getKvs(0);
+        return new CreateIfAbsentResult.Present(text(kv.getValue()), kv.getLease(), kv.getCreateRevision(),
+                response.getHeader().getRevision());
+    }
+
+    /**
+     * Writes every entry in one transaction only if the fence holds (its key exists, created at its
+     * revision: the writer's tenure still lasts) and each key of {@code unmodifiedSince} was last modified at
+     * its revision (0: is absent); otherwise writes nothing. False when a condition failed. However long the
+     * writer was paused, a write fenced by a tenure that ended is refused by etcd itself. (A write whose
+     * answer was lost is tried again at the next member: with {@code unmodifiedSince}, that second attempt
+     * may find the first one's own changes and answer false; read back before concluding.)
+     */
+    public boolean fencedPutAll(Fence fence, Map<String, String> entries, Map<String, Long> unmodifiedSince) {
+        if (entries.isEmpty()) {
+            throw new IllegalArgumentException("a fenced write needs at least one key");
+        }
+        TxnRequest.Builder txn = TxnRequest.newBuilder()
+                .addCompare(Compare.newBuilder().setKey(bytes(fence.key())).setTarget(Compare.CompareTarget.CREATE)
+                        .setResult(Compare.CompareResult.EQUAL).setCreateRevision(fence.createRevision()));
+        unmodifiedSince.forEach((key, revision) -> txn.addCompare(Compare.newBuilder().setKey(bytes(key))
+                .setTarget(Compare.CompareTarget.MOD).setResult(Compare.CompareResult.EQUAL).setModRevision(revision)));
+        entries.forEach((key, value) -> txn.addSuccess(RequestOp.newBuilder()
+                .setRequestPut(PutRequest.newBuilder().setKey(bytes(key)).setValue(bytes(value)))));
+        return channels.call("fenced write of " + entries.size() + " keys", c -> kv(c).txn(txn.build())).getSucceeded();
+    }
+
+    /**
+     * Watches {@code key} for its deletion from {@code fromRevision} on (a deletion at or after it is
+     * reported, also one that happened before the watch was created); {@code onDeleted} runs once, on a
+     * gRPC thread, and the watch ends. Best effort: a watch whose stream fails just ends
+     * ({@link KeyDeletionWatch#active()} turns false) without trying another endpoint, so its user must not
+     * depend on it alone (the duty holder polls too).
+     */
+    public KeyDeletionWatch watchDeletion(String key, long fromRevision, Runnable onDeleted) {
+        return new KeyDeletionWatch(channels, bytes(key), fromRevision, onDeleted);
+    }
+
     /** The number of keys under {@code prefix} and the revision it was counted at; the keys are not read. */
     public PrefixCount count(String prefix) {
         ByteString start = bytes(prefix);
@@ -185,6 +301,17 @@ public final class EtcdClient implements AutoCloseable {
 
     private KVGrpc.KVBlockingStub kv(Channel channel) {
         return KVGrpc.newBlockingStub(channel).withDeadlineAfter(channels.timeout().toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    private LeaseGrpc.LeaseBlockingStub lease(Channel channel) {
+        return LeaseGrpc.newBlockingStub(channel).withDeadlineAfter(channels.timeout().toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    private static long wholeSeconds(Duration ttl) {
+        if (ttl.isNegative() || ttl.getSeconds() < 1 || ttl.getNano() != 0) {
+            throw new IllegalArgumentException("an etcd lease's TTL is a whole number of seconds, at least 1; got " + ttl);
+        }
+        return ttl.getSeconds();
     }
 
     private ClusterGrpc.ClusterBlockingStub cluster(Channel channel) {

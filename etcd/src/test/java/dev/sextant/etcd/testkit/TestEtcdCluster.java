@@ -79,6 +79,39 @@ public final class TestEtcdCluster implements AutoCloseable {
         return start(EtcdMemberConfig.first(name, m.dataDir(), m.clientUrl(), m.peerUrl(), TOKEN, m.tls()));
     }
 
+    /**
+     * A new cluster of these members, all started at once (each listed in the others' initial cluster, no
+     * learners: faster than growing one by one), returned once every member answers and one leads.
+     */
+    public synchronized void startAll(String... names) throws IOException, InterruptedException {
+        Map<String, String> initial = new LinkedHashMap<>();
+        for (String name : names) {
+            initial.put(name, member(name).peerUrl());
+        }
+        // All processes first: a member of a new cluster serves clients only once a quorum has formed.
+        List<EtcdProcess> started = new ArrayList<>();
+        for (String name : names) {
+            Member m = member(name);
+            EtcdMemberConfig config = new EtcdMemberConfig(name, m.dataDir(), m.clientUrl(), m.peerUrl(), initial,
+                    EtcdMemberConfig.ClusterState.NEW, TOKEN, m.tls(), m.tls());
+            EtcdProcess process = EtcdProcess.start(EtcdProcess.DEFAULT_BINARY, config, dir.resolve(name).resolve("etcd.log"));
+            running.put(name, process);
+            started.add(process);
+        }
+        boolean led = false;
+        for (EtcdProcess process : started) {
+            led |= process.awaitReady(START_TIMEOUT).leaderId() != 0;
+        }
+        Instant deadline = Instant.now().plus(START_TIMEOUT);
+        while (!led) {
+            if (Instant.now().isAfter(deadline)) {
+                throw new IOException("no leader elected among " + List.of(names) + " within " + START_TIMEOUT + ":\n" + logs());
+            }
+            Thread.sleep(50);
+            led = started.get(0).awaitReady(START_TIMEOUT).leaderId() != 0;
+        }
+    }
+
     /** A member joining the running cluster (added already), started and answering. */
     public EtcdProcess startJoining(String name, Map<String, String> initialCluster) throws IOException, InterruptedException {
         Member m = member(name);
