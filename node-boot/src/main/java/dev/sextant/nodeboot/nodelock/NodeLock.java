@@ -57,6 +57,10 @@ public final class NodeLock {
      * a node whose disk its TPM does not remember could never unlock that disk again.
      */
     public LockResult tryLockOnce(LockHolder who, byte[] clusterId, FirstBootstrap first) throws IOException {
+        LockHolder earlier = holder.get();
+        if (earlier != null) {
+            return new LockResult.AlreadyLocked(earlier);
+        }
         boolean firstMembership = who == LockHolder.INIT || who == LockHolder.JOIN;
         if (firstMembership && recorder != null && first == null) {
             throw new IllegalArgumentException(who.label() + " takes the lock with what the TPM is to remember");
