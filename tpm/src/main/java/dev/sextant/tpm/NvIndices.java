@@ -6,6 +6,11 @@ public final class NvIndices {
     public static final int EK_CERT_RSA = 0x01C00002;
     /** Sextant's AK certificate (DER), written at provisioning time. */
     public static final int AK_CERT = 0x01381001;
+    /**
+     * The state disk this node's TPM remembers (node-boot's rememberdisk): written once, at the
+     * node's first bootstrap, under a PCR policy only the genuine image before its node lock meets.
+     */
+    public static final int REMEMBERED_DISK = 0x01381002;
 
     private NvIndices() {}
 }

@@ -62,7 +62,8 @@ class ClusterLoopbackTest {
     /**
      * The join service's own TPM. On a real control plane the service quotes with the node's TPM;
      * here node A's bootstrapper holds its swtpm (one connection at a time), so the service gets a
-     * TPM of its own from the same CA, PCR 15 marked as on a bootstrapped control plane.
+     * TPM of its own from the same CA, PCR 15 marked with node A's cluster ID once init returned it,
+     * as on a bootstrapped control plane of that cluster.
      */
     private ClusterNode serviceTpm;
     private long phaseStart;
@@ -125,7 +126,6 @@ class ClusterLoopbackTest {
             return null;
         }).toList());
         nodeC.extendPcr(SPOILED_PCR, new byte[32]);
-        serviceTpm.extendPcr(15, new byte[32]);
         Files.writeString(dir.resolve("pcr15-zero.json"), measurements(15));
         nodeA.startBootstrapper(null, kube.kubeconfig(), ekCa());
         end("manufacture 4 TPMs, start node A");
@@ -177,6 +177,9 @@ class ClusterLoopbackTest {
         Files.writeString(joinMeasurements, measurements(15, SPOILED_PCR));
         procs.ok("measurements-sign", ClusterNode.CLI_TIMEOUT, repo.sextant("measurements", "sign",
                 "--file", joinMeasurements.toString(), "--key", keys.resolve("measurements-key.pem").toString()));
+        // The join service's TPM carries what a control plane of node A's cluster carries: PCR 15 marked
+        // with its cluster ID (in the SHA-256 bank PCR_Event extends SHA-256(ID)); a rejoining node demands it.
+        serviceTpm.extendPcr(15, MessageDigest.getInstance("SHA-256").digest(clusterId));
         services.startEtcd();
         services.startKms(masterSecret());
         services.startJoinApi(kube.url(), joinMeasurements, keys.resolve("measurements-pub.pem"), ekCa(),

@@ -10,6 +10,7 @@ import dev.sextant.nodeboot.failure.FailureHandler;
 import dev.sextant.nodeboot.kubernetes.DriverResult;
 import dev.sextant.nodeboot.kubernetes.KubernetesDriver;
 import dev.sextant.nodeboot.kubernetes.RestartSettings;
+import dev.sextant.nodeboot.nodelock.FirstBootstrap;
 import dev.sextant.nodeboot.nodelock.LockHolder;
 import dev.sextant.nodeboot.nodelock.LockResult;
 import dev.sextant.nodeboot.nodelock.NodeLock;
@@ -62,7 +63,9 @@ public final class BringUp {
     public BringUpOutcome run(Membership membership, BiConsumer<String, String> progress) throws InterruptedException {
         LockResult locked;
         try {
-            locked = lock.tryLockOnce(holder(membership.via()), membership.clusterId());
+            // A first membership has the TPM remember its state disk before PCR 15 is marked (rememberdisk).
+            locked = lock.tryLockOnce(holder(membership.via()), membership.clusterId(), membership.via().firstMembership()
+                    ? new FirstBootstrap(membership.clusterId(), membership.diskKey(), membership.controlPlane()) : null);
         } catch (IOException e) {
             return fatal(membership, "marking the TPM with the cluster ID: " + e.getMessage());
         }

@@ -17,6 +17,8 @@ import jakarta.inject.Singleton;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.util.Arrays;
 import java.util.List;
 import java.util.SortedMap;
@@ -31,9 +33,12 @@ import java.util.TreeMap;
  *       booted the measured image (its disk key depends on it), so the service must run the same
  *       image. Measurements handed in by the host (SMBIOS credentials, not measured into any PCR)
  *       could be forged by whoever controls the host; the node's own PCRs cannot.</li>
- *   <li>PCR 15 is non-zero: the service runs on a bootstrapped control plane, not on a node that
- *       is itself still waiting to join. Checked on the {@link AttestedState} after the document
- *       verifier, because a measurement set expresses equality only.</li>
+ *   <li>On a first join, PCR 15 is non-zero: the service runs on a bootstrapped control plane, not on
+ *       a node that is itself still waiting to join (the node knows no cluster yet). On a rejoin
+ *       ({@link #rejoinVerifier}) the node knows its cluster from its TPM's record, so PCR 15 must be
+ *       exactly what the node lock leaves for that cluster ID: SHA-256(0^32 || SHA-256(cluster ID)).
+ *       A bootstrapped node of another cluster built from the same image is refused. Checked on the
+ *       {@link AttestedState} after the document verifier.</li>
  *   <li>Its AK chains to the EK CA in the node's image ({@link TrustedEkCa}), never to one the
  *       host offers: a host with a CA of its own could otherwise certify a software TPM that
  *       replays the public PCR values above.</li>
@@ -68,13 +73,47 @@ public final class JoinServiceTrust {
      *                               read: the node must not join
      */
     public AttestationVerifier verifier() {
+        return verifier(JoinServiceTrust::bootstrapped);
+    }
+
+    /**
+     * As {@link #verifier()}, for a rejoin of a node whose TPM remembers its cluster: the service's
+     * PCR 15 must be the node lock's mark of that cluster, {@code SHA-256(0^32 || clusterIdDigest)}.
+     *
+     * @param clusterIdDigest SHA-256 of the cluster ID, as the TPM's record of the disk holds it
+     */
+    public AttestationVerifier rejoinVerifier(byte[] clusterIdDigest) {
+        byte[] expected = markOf(clusterIdDigest);
+        return verifier(state -> ofCluster(state, expected));
+    }
+
+    /** What PCR 15 holds after the node lock's TPM2_PCR_Event over a cluster ID whose SHA-256 is {@code clusterIdDigest}. */
+    public static byte[] markOf(byte[] clusterIdDigest) {
+        if (clusterIdDigest.length != 32) {
+            throw new IllegalArgumentException("a cluster ID digest is 32 bytes, got " + clusterIdDigest.length);
+        }
+        try {
+            MessageDigest sha = MessageDigest.getInstance("SHA-256");
+            sha.update(new byte[32]);
+            return sha.digest(clusterIdDigest);
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is part of every JDK", e);
+        }
+    }
+
+    @FunctionalInterface
+    private interface ClusterCheck {
+        AttestedState check(AttestedState state) throws AttestationRejected;
+    }
+
+    private AttestationVerifier verifier(ClusterCheck cluster) {
         if (settings.insecureSkipVerification()) {
             return insecure();
         }
         TrustedEkCa ekCa = TrustedEkCa.read(settings);
         DocumentVerifier documents = new DocumentVerifier(new VerifierPolicy(ownImage(), ekCa.akTrust()));
         AttestationVerifier verifier = (document, purpose, nonce, userData) ->
-                bootstrapped(documents.verify(document, purpose, nonce, userData));
+                cluster.check(documents.verify(document, purpose, nonce, userData));
         return ekCa.fromHost() ? warnEveryTime(verifier) : verifier;
     }
 
@@ -107,6 +146,15 @@ public final class JoinServiceTrust {
         if (pcr15 == null || Arrays.equals(pcr15, new byte[pcr15.length])) {
             throw new AttestationRejected(Reason.PCR_MISMATCH,
                     "the join service's PCR 15 is zero: it does not run on a bootstrapped control plane");
+        }
+        return state;
+    }
+
+    private static AttestedState ofCluster(AttestedState state, byte[] expected) throws AttestationRejected {
+        byte[] pcr15 = state.pcrs().get(CLUSTER_PCR);
+        if (pcr15 == null || !MessageDigest.isEqual(pcr15, expected)) {
+            throw new AttestationRejected(Reason.PCR_MISMATCH, "the join service's PCR 15 is not the mark of this node's"
+                    + " cluster (the one its TPM remembers): it runs on a node of another cluster, or on none");
         }
         return state;
     }

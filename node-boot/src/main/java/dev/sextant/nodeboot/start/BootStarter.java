@@ -11,12 +11,15 @@ import dev.sextant.diskcrypt.StateDisk;
 import dev.sextant.housekeeping.discovery.ControlPlaneDiscovery;
 import dev.sextant.nodeboot.failure.FailureHandler;
 import dev.sextant.nodeboot.initserver.InitSettings;
-import dev.sextant.nodeboot.joinclient.AtlsJoinTransport;
 import dev.sextant.housekeeping.retry.Backoff;
 import dev.sextant.nodeboot.joinclient.JoinClient;
 import dev.sextant.nodeboot.joinclient.JoinClientSettings;
 import dev.sextant.nodeboot.joinclient.JoinOutcome;
 import dev.sextant.nodeboot.joinclient.RejoinTransport;
+import dev.sextant.nodeboot.joinclient.RejoinTransports;
+import dev.sextant.nodeboot.rememberdisk.DiskMemory;
+import dev.sextant.nodeboot.rememberdisk.RememberedDisk;
+import dev.sextant.nodeboot.rememberdisk.RememberedDiskSettings;
 import dev.sextant.nodeboot.bringup.BootstrapStatus;
 import dev.sextant.nodeboot.nodelock.NodeLock;
 import dev.sextant.nodeboot.unlock.DiskUnlocker;
@@ -37,8 +40,10 @@ import java.nio.file.Files;
  * Decides, once per bootstrapper start, which way this boot goes:
  * <ul>
  *   <li>PCR 15 already marked: an earlier run of this boot bootstrapped the node; serve verify only;</li>
- *   <li>the state disk holds an initialized cluster disk: unlock it (rejoin racing recovery), then
- *       bring the node up again from the state on the disk; init and join never run;</li>
+ *   <li>the state disk holds an initialized cluster disk: if the TPM remembers it ({@link UnlockPlanner}),
+ *       unlock it (rejoin racing recovery, recovery only on a node recorded as a control plane), then
+ *       bring the node up again from the state on the disk; init and join never run. A disk the TPM
+ *       does not remember stays locked;</li>
  *   <li>otherwise a fresh node: the join path runs when join services are configured, init waits for the operator.</li>
  * </ul>
  */
@@ -56,15 +61,18 @@ final class BootStarter {
     private final BootstrapStatus status;
     private final DiskUnlocker unlocker;
     private final ControlPlaneDiscovery joinServices;
-    private final BeanProvider<AtlsJoinTransport> transport;
+    private final BeanProvider<RejoinTransports> rejoinTransports;
+    private final DiskMemory memory;
+    private final RememberedDiskSettings memorySettings;
     private final Attester attester;
     private final RecoverySettings recovery;
     private final FailureHandler failure;
 
     BootStarter(NodeLock lock, StateDisk disk, JoinClientSettings joinSettings, InitSettings initSettings,
                 BeanProvider<JoinClient> joinClient, BringUp bringUp, BootstrapStatus status, DiskUnlocker unlocker,
-                @Named("join-services") ControlPlaneDiscovery joinServices, BeanProvider<AtlsJoinTransport> transport,
-                Attester attester, RecoverySettings recovery, FailureHandler failure) {
+                @Named("join-services") ControlPlaneDiscovery joinServices, BeanProvider<RejoinTransports> rejoinTransports,
+                DiskMemory memory, RememberedDiskSettings memorySettings, Attester attester, RecoverySettings recovery,
+                FailureHandler failure) {
         this.lock = lock;
         this.disk = disk;
         this.joinSettings = joinSettings;
@@ -74,7 +82,9 @@ final class BootStarter {
         this.status = status;
         this.unlocker = unlocker;
         this.joinServices = joinServices;
-        this.transport = transport;
+        this.rejoinTransports = rejoinTransports;
+        this.memory = memory;
+        this.memorySettings = memorySettings;
         this.attester = attester;
         this.recovery = recovery;
         this.failure = failure;
@@ -108,19 +118,31 @@ final class BootStarter {
     }
 
     /**
-     * Before the disk is open the node's role is what it was configured as: a control plane is a
-     * node told so ({@code sextant.node.join.control-plane}) or one that holds an init secret hash (the
-     * node the operator initializes). Only those serve recovery; the disk's own role wins afterwards.
+     * The role the host's settings give the node ({@code sextant.node.join.control-plane}, or an init
+     * secret hash): measured by nothing, so it decides recovery only when an unrecorded disk is
+     * adopted under the insecure setting. Otherwise the role the TPM recorded decides.
      */
     private boolean configuredControlPlane() {
         return joinSettings.controlPlane() || Files.exists(initSettings.secretHashFile());
     }
 
     private void unlockAndBringUp(String uuid) throws InterruptedException {
+        UnlockPlan plan = new UnlockPlanner(memory, memorySettings, this::configuredControlPlane).plan(uuid);
+        if (plan instanceof UnlockPlan.StayLocked locked) {
+            LOG.error("{}", locked.reason());
+            return;
+        }
+        RememberedDisk remembered = plan instanceof UnlockPlan.Remembered r ? r.disk() : null;
         Membership membership;
         try {
-            membership = new BootUnlock(unlocker, joinServices, rejoinTransport(), attester, recovery, Backoff.standard(),
-                    duration -> Thread.sleep(duration.toMillis())).await(uuid, configuredControlPlane());
+            membership = new BootUnlock(unlocker, joinServices, rejoinTransport(remembered), attester, recovery,
+                    Backoff.standard(), duration -> Thread.sleep(duration.toMillis()))
+                    .await(uuid, plan.serveRecovery(), remembered);
+            if (plan instanceof UnlockPlan.Adopt) {
+                // Before the lock, so PCR 15 is still zero and the write policy is met.
+                memory.remember(uuid, membership.clusterId(), membership.diskKey(), membership.controlPlane());
+                LOG.warn("INSECURE: state disk {} adopted: from now on this node's TPM remembers it", uuid);
+            }
         } catch (IOException e) {
             LOG.error("Unlock at boot failed: {}", e.getMessage());
             failure.fatal("unlock: " + e.getMessage());
@@ -134,13 +156,15 @@ final class BootStarter {
     }
 
     /**
-     * Rejoin over the verified transport; a node that cannot verify join services (no EK CA)
-     * asks none, says why every round, and can still be recovered by the operator.
+     * Rejoin over the verified transport, to join services of the remembered cluster only; a node
+     * that cannot verify join services (no EK CA) asks none, says why every round, and can still be
+     * recovered by the operator.
      */
-    private RejoinTransport rejoinTransport() {
+    private RejoinTransport rejoinTransport(RememberedDisk remembered) {
         try {
-            return transport.get();
-        } catch (RuntimeException e) {
+            RejoinTransports transports = rejoinTransports.get();
+            return remembered != null ? transports.ofCluster(remembered.clusterIdDigest()) : transports.ofUnknownCluster();
+        } catch (RuntimeException | javax.net.ssl.SSLException e) {
             String why = rootMessage(e);
             LOG.error("Rejoin disabled: {}", why);
             return (endpoint, request) -> {

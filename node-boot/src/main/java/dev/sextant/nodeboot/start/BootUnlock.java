@@ -4,6 +4,7 @@ import dev.sextant.attestation.issue.Attester;
 import dev.sextant.nodeboot.bringup.Membership;
 import dev.sextant.nodeboot.joinclient.RejoinClient;
 import dev.sextant.nodeboot.joinclient.RejoinTransport;
+import dev.sextant.nodeboot.rememberdisk.RememberedDisk;
 import dev.sextant.housekeeping.discovery.ControlPlaneDiscovery;
 import dev.sextant.housekeeping.retry.Backoff;
 import dev.sextant.housekeeping.retry.Sleeper;
@@ -48,7 +49,16 @@ public final class BootUnlock {
 
     /** Waits as long as it takes for the disk's key; returns the membership read back from the disk. */
     public Membership await(String diskUuid, boolean controlPlane) throws InterruptedException, IOException {
-        unlocker.startWaiting(diskUuid);
+        return await(diskUuid, controlPlane, null);
+    }
+
+    /**
+     * As {@link #await(String, boolean)}, every key held against {@code remembered}, the TPM's record of
+     * the disk (null only for a disk adopted without one).
+     */
+    public Membership await(String diskUuid, boolean controlPlane, RememberedDisk remembered)
+            throws InterruptedException, IOException {
+        unlocker.startWaiting(diskUuid, remembered);
         LOG.info("State disk {} holds an initialized cluster disk: waiting for its key (rejoin{})", diskUuid,
                 controlPlane ? " or recovery on port " + recovery.port() : "");
         Thread rejoin = new Thread(() -> {

@@ -1,5 +1,6 @@
 package dev.sextant.nodeboot.unlock;
 
+import dev.sextant.nodeboot.bringup.BootstrapStatus;
 import dev.sextant.nodeboot.bringup.Membership;
 import dev.sextant.nodeboot.bringup.NodeState;
 import dev.sextant.nodeboot.bringup.NodeStateFile;
@@ -7,11 +8,13 @@ import dev.sextant.nodeboot.bringup.Via;
 import dev.sextant.diskcrypt.DiskCryptException;
 import dev.sextant.diskcrypt.KeyCheckValue;
 import dev.sextant.diskcrypt.StateDisk;
+import dev.sextant.nodeboot.rememberdisk.RememberedDisk;
 import jakarta.inject.Singleton;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
+import java.util.HexFormat;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -33,6 +36,12 @@ import java.util.concurrent.locks.ReentrantLock;
  * the slot. Only on a disk without a check value (formatted before there were any), where every
  * guess costs a try, is a recovery key that finds the slot taken turned away BUSY: guesses never
  * queue there, and the slot is fair, so a waiting rejoin key goes next.
+ *
+ * <p>What the node's TPM remembers of its disk ({@link RememberedDisk}) comes before all of that:
+ * any key, from rejoin or recovery, that is not the key the node bootstrapped the remembered disk
+ * with is refused without a try (a disk the host formatted under the same UUID opens with the
+ * host's key, not with that one), and the node state read back must name the cluster and role the
+ * TPM remembers, or nothing acts on it.
  */
 @Singleton
 public final class DiskUnlocker {
@@ -47,6 +56,8 @@ public final class DiskUnlocker {
     private final AtomicLong checkRefusals = new AtomicLong();
     private volatile String waitingUuid;
     private volatile Optional<KeyCheckValue> checkValue = Optional.empty();
+    private volatile RememberedDisk remembered;
+    private final AtomicLong memoryRefusals = new AtomicLong();
 
     public DiskUnlocker(StateDisk disk, NodeStateFile stateFile) {
         this.disk = disk;
@@ -55,6 +66,18 @@ public final class DiskUnlocker {
 
     /** From now on keys for {@code uuid} are accepted, held first against the disk's check value if it has one. */
     public void startWaiting(String uuid) throws InterruptedException {
+        startWaiting(uuid, null);
+    }
+
+    /**
+     * As {@link #startWaiting(String)}; every key is first held against {@code remembered}, the TPM's
+     * record of the disk (null only for a disk adopted under the insecure setting, which has none).
+     */
+    public void startWaiting(String uuid, RememberedDisk remembered) throws InterruptedException {
+        if (remembered != null && !remembered.isDisk(uuid)) {
+            throw new IllegalArgumentException("state disk " + uuid + " is not the remembered " + remembered.diskUuid());
+        }
+        this.remembered = remembered;
         try {
             checkValue = disk.keyCheckValue();
         } catch (DiskCryptException e) {
@@ -87,6 +110,15 @@ public final class DiskUnlocker {
             throw new IllegalArgumentException(via.label() + " starts on a fresh disk; it never unlocks one");
         }
         String uuid = waitingDisk(diskUuid);
+        RememberedDisk memory = remembered;
+        if (memory != null && !memory.isKey(key)) {
+            long refused = memoryRefusals.incrementAndGet();
+            if (refused == 1 || refused % LOG_EVERY == 0) {
+                LOG.warn("Unlock via {} refused: not the key of state disk {} as this node's TPM remembers it ({} such keys"
+                        + " so far); no try, the disk is untouched", via.label(), uuid, refused);
+            }
+            throw wrongKey(uuid);
+        }
         Optional<KeyCheckValue> check = checkValue;
         if (via == Via.RECOVERY && check.isPresent() && !check.get().matches(key)) {
             long refused = checkRefusals.incrementAndGet();
@@ -96,7 +128,7 @@ public final class DiskUnlocker {
             }
             throw wrongKey(uuid);
         }
-        if (via == Via.REJOIN || check.isPresent()) {
+        if (via == Via.REJOIN || check.isPresent() || memory != null) {
             trying.lockInterruptibly();
         } else if (!trying.tryLock(0, TimeUnit.SECONDS)) {
             throw new UnlockRefused(UnlockRefused.Kind.BUSY, "another key is being tried; ask again in a few seconds");
@@ -127,6 +159,24 @@ public final class DiskUnlocker {
                 + "; nothing was changed");
     }
 
+    /** Null when the node state names the cluster and role the TPM remembers; else how it differs. */
+    private static String mismatch(RememberedDisk memory, NodeState state) {
+        byte[] clusterId;
+        try {
+            clusterId = HexFormat.of().parseHex(state.clusterIdHex());
+        } catch (IllegalArgumentException e) {
+            return "holds a cluster ID that is not hex";
+        }
+        if (!memory.isCluster(clusterId)) {
+            return "names another cluster than the TPM remembers";
+        }
+        boolean controlPlane = BootstrapStatus.Role.CONTROL_PLANE.label().equals(state.role());
+        if (controlPlane != memory.controlPlane()) {
+            return "names role " + state.role() + ", the TPM remembers a " + (memory.controlPlane() ? "control plane" : "worker");
+        }
+        return null;
+    }
+
     private NodeState tryKey(String uuid, byte[] key, Via via) throws UnlockRefused, InterruptedException {
         try {
             if (!disk.opensWith(key)) {
@@ -145,6 +195,15 @@ public final class DiskUnlocker {
             LOG.error("Unlock via {}: the disk opened but its node state is unreadable: {}", via.label(), e.getMessage());
             throw new UnlockRefused(UnlockRefused.Kind.BROKEN, "the state disk opened but holds no readable node state;"
                     + " see the node's console");
+        }
+        RememberedDisk memory = remembered;
+        String mismatch = memory == null ? null : mismatch(memory, state);
+        if (mismatch != null) {
+            LOG.error("Unlock via {}: state disk {} opened, but its node state {}: nothing acts on it", via.label(), uuid,
+                    mismatch);
+            unlocked.completeExceptionally(new IOException("the node state on state disk " + uuid + " " + mismatch));
+            throw new UnlockRefused(UnlockRefused.Kind.BROKEN, "the state disk's node state does not match this node's"
+                    + " TPM record; see the node's console");
         }
         unlocked.complete(via == Via.REJOIN ? Membership.rejoin(state, key) : Membership.recovery(state, key));
         return state;

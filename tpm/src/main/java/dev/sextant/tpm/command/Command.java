@@ -2,9 +2,13 @@ package dev.sextant.tpm.command;
 
 import dev.sextant.attestation.tpmstructures.TpmWriter;
 
+import java.util.ArrayList;
+import java.util.List;
+
 /**
  * Marshals one command (TPM 2.0 Part 1, §18): header, handle area, then, when any handle needs
- * authorization, the authorization area of password sessions, then the parameters.
+ * authorization, the authorization area (password sessions with the empty password, or a policy
+ * session whose policy carries no PolicyAuthValue/PolicyPassword, so no HMAC), then the parameters.
  */
 final class Command {
     static final int ST_NO_SESSIONS = 0x8001;
@@ -15,7 +19,8 @@ final class Command {
     private final TpmCc cc;
     private final TpmWriter handles = new TpmWriter();
     private final TpmWriter params = new TpmWriter();
-    private int authorizations;
+    private final List<Integer> sessions = new ArrayList<>();
+    private final List<byte[]> nonces = new ArrayList<>();
 
     private Command(TpmCc cc) {
         this.cc = cc;
@@ -33,7 +38,20 @@ final class Command {
 
     /** A handle authorized by a password session with the empty password. */
     Command authorizedHandle(int handle) {
-        authorizations++;
+        sessions.add(RS_PW);
+        nonces.add(new byte[0]);
+        return handle(handle);
+    }
+
+    /**
+     * A handle authorized by the policy session {@code session}: the TPM compares the session's
+     * policy digest with the entity's authPolicy. continueSession is clear, so a successful command
+     * flushes the session; the caller flushes it after a failure. {@code nonceCaller} is fresh and of
+     * 16 to 32 bytes, as for any session that is not a password (Part 1, §19.6).
+     */
+    Command policyAuthorizedHandle(int handle, int session, byte[] nonceCaller) {
+        sessions.add(session);
+        nonces.add(nonceCaller.clone());
         return handle(handle);
     }
 
@@ -41,17 +59,19 @@ final class Command {
 
     byte[] marshal() {
         TpmWriter body = new TpmWriter().bytes(handles.toByteArray());
-        if (authorizations > 0) {
-            // TPMS_AUTH_COMMAND (Part 2, §10.13.2): handle, nonce (empty), attributes, hmac = password.
+        boolean authorized = !sessions.isEmpty();
+        if (authorized) {
+            // TPMS_AUTH_COMMAND (Part 2, §10.13.2): handle, nonce (empty for a password), attributes
+            // (none), hmac = the empty password, or for a policy session without PolicyAuthValue no HMAC.
             TpmWriter auth = new TpmWriter();
-            for (int i = 0; i < authorizations; i++) {
-                auth.u32(RS_PW).sized(new byte[0]).u8(0).sized(new byte[0]);
+            for (int i = 0; i < sessions.size(); i++) {
+                auth.u32(sessions.get(i) & 0xFFFFFFFFL).sized(nonces.get(i)).u8(0).sized(new byte[0]);
             }
             body.u32(auth.size()).bytes(auth.toByteArray());
         }
         body.bytes(params.toByteArray());
         return new TpmWriter()
-                .u16(authorizations > 0 ? ST_SESSIONS : ST_NO_SESSIONS)
+                .u16(authorized ? ST_SESSIONS : ST_NO_SESSIONS)
                 .u32(10 + body.size())
                 .u32(cc.code())
                 .bytes(body.toByteArray())

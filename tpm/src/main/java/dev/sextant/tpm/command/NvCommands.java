@@ -1,13 +1,12 @@
 package dev.sextant.tpm.command;
 
-import dev.sextant.attestation.tpmstructures.TpmWriter;
-
 import java.io.ByteArrayOutputStream;
 import java.util.Arrays;
 
 /**
  * NV commands of a {@link TpmClient}. Reads and writes are authorized by the index itself with
- * the empty password (authread/authwrite), which both the EK certificate index and ours allow.
+ * the empty password (authread/authwrite), which both the EK certificate index and ours allow;
+ * {@link #writeUnderPolicy} writes an index whose writes only a policy session authorizes.
  */
 public final class NvCommands {
     /** Below every TPM's TPM_PT_NV_BUFFER_MAX (1024 is the PC Client minimum), so no query needed. */
@@ -62,10 +61,13 @@ public final class NvCommands {
      * nameAlg SHA-256, ordinary index type.
      */
     public void defineSpace(int index, int attributes, int dataSize) throws TpmException {
-        TpmWriter nvPublic = new TpmWriter()
-                .u32(index & 0xFFFFFFFFL).u16(0x000B).u32(attributes & 0xFFFFFFFFL).sized(new byte[0]).u16(dataSize);
+        defineSpace(index, attributes, new byte[0], dataSize);
+    }
+
+    /** As {@link #defineSpace(int, int, int)}, with {@code authPolicy} (a SHA-256 policy digest, or empty). */
+    public void defineSpace(int index, int attributes, byte[] authPolicy, int dataSize) throws TpmException {
         Command c = Command.of(TpmCc.NV_DEFINE_SPACE).authorizedHandle(TpmClient.RH_OWNER);
-        c.params().sized(new byte[0]).sized(nvPublic.toByteArray());
+        c.params().sized(new byte[0]).sized(NvPublic.marshal(index, NvPublic.SHA256, attributes, authPolicy, dataSize));
         client.send(c, 0, r -> null);
     }
 
@@ -73,6 +75,33 @@ public final class NvCommands {
     public void undefineSpace(int index) throws TpmException {
         Command c = Command.of(TpmCc.NV_UNDEFINE_SPACE).authorizedHandle(TpmClient.RH_OWNER).handle(index);
         client.send(c, 0, r -> null);
+    }
+
+    /**
+     * One TPM2_NV_Write of {@code data} at offset 0, authorized by the policy session {@code session}
+     * (which the caller has brought to the index's authPolicy). The session is flushed either way.
+     */
+    public void writeUnderPolicy(int index, byte[] data, int session) throws TpmException {
+        if (data.length > CHUNK) {
+            throw new IllegalArgumentException("one NV_Write holds at most " + CHUNK + " bytes, got " + data.length);
+        }
+        try {
+            Command c = Command.of(TpmCc.NV_WRITE).policyAuthorizedHandle(index, session, client.getRandom(32)).handle(index);
+            c.params().sized(data).u16(0);
+            client.send(c, 0, r -> null);
+        } catch (TpmException e) {
+            // A failed command leaves the session loaded; a successful one flushed it (continueSession clear).
+            flushQuietly(session);
+            throw e;
+        }
+    }
+
+    private void flushQuietly(int session) {
+        try {
+            client.flushContext(session);
+        } catch (TpmException ignored) {
+            // Already gone: nothing to free.
+        }
     }
 
     /** Writes {@code data} from offset 0 in chunks of TPM2_NV_Write (Part 3, §31.7). */

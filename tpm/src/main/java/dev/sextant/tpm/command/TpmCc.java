@@ -12,9 +12,12 @@ public enum TpmCc {
     QUOTE(0x158, "TPM2_Quote"),
     FLUSH_CONTEXT(0x165, "TPM2_FlushContext"),
     NV_READ_PUBLIC(0x169, "TPM2_NV_ReadPublic"),
+    START_AUTH_SESSION(0x176, "TPM2_StartAuthSession"),
     GET_RANDOM(0x17B, "TPM2_GetRandom"),
     PCR_READ(0x17E, "TPM2_PCR_Read"),
-    PCR_EXTEND(0x182, "TPM2_PCR_Extend");
+    POLICY_PCR(0x17F, "TPM2_PolicyPCR"),
+    PCR_EXTEND(0x182, "TPM2_PCR_Extend"),
+    POLICY_GET_DIGEST(0x189, "TPM2_PolicyGetDigest");
 
     private final int code;
     private final String specName;

@@ -11,9 +11,10 @@ import java.io.IOException;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * In-process TPM 2.0 client over one transport, with password sessions (empty password) only.
+ * In-process TPM 2.0 client over one transport, with password sessions (empty password) and
+ * policy sessions without HMAC ({@link PolicyCommands}).
  * Every command holds one lock because a TPM is a single device; {@link #exclusive} holds it across
- * a sequence of commands. PCR and NV commands are grouped in {@link #pcr()} and {@link #nv()} to
+ * a sequence of commands. PCR, NV and policy commands are grouped in {@link #pcr()}, {@link #nv()} and {@link #policy()} to
  * keep each file small; they share this client's transport and lock.
  */
 public final class TpmClient implements AutoCloseable {
@@ -25,6 +26,7 @@ public final class TpmClient implements AutoCloseable {
     private final ReentrantLock lock = new ReentrantLock();
     private final PcrCommands pcr = new PcrCommands(this);
     private final NvCommands nv = new NvCommands(this);
+    private final PolicyCommands policy = new PolicyCommands(this);
 
     public TpmClient(TpmTransport transport) {
         this.transport = transport;
@@ -138,6 +140,8 @@ public final class TpmClient implements AutoCloseable {
     public PcrCommands pcr() { return pcr; }
 
     public NvCommands nv() { return nv; }
+
+    public PolicyCommands policy() { return policy; }
 
     @Override
     public void close() throws IOException {

@@ -12,6 +12,11 @@ public final class TpmRc {
     public static final int NV_DEFINED = 0x14C;
     public static final int NV_UNINITIALIZED_BASE = 0x14A;
     public static final int HANDLE = 0x08B;
+    public static final int ATTRIBUTES = 0x082;
+    public static final int VALUE = 0x084;
+    public static final int POLICY_FAIL = 0x09D;
+    public static final int AUTH_UNAVAILABLE = 0x12F;
+    public static final int NV_AUTHORIZATION = 0x149;
     public static final int RETRY = 0x922;
     public static final int TESTING = 0x90A;
     public static final int YIELDED = 0x908;
