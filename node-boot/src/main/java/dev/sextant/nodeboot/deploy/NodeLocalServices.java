@@ -24,7 +24,10 @@ import java.net.Socket;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.Properties;
+import java.io.Reader;
 
 /**
  * The cluster's etcd member, the KMS and the join service as services of this node, for a control plane
@@ -146,6 +149,7 @@ public final class NodeLocalServices implements Deployer {
         byte[] secret = new byte[0];
         byte[] salt = new byte[0];
         try {
+            socketKmsProperties();
             identity = etcd.identity();
             if (identity.isPresent()) {
                 secret = Files.readAllBytes(settings.dir().resolve("kms/mastersecret"));
@@ -169,6 +173,24 @@ public final class NodeLocalServices implements Deployer {
                 + (identity.isPresent() ? "; etcd " + standing.label() + " with certificates issued afresh" : ""), standing);
     }
 
+    /**
+     * A kms.properties written before the KMS served on a Unix socket names neither the socket nor the uid it
+     * answers, and the KMS's defaults (the pod's) would refuse this node's join service: it is written again,
+     * with the master-secret files it names. One written since is left as it is.
+     */
+    private void socketKmsProperties() throws IOException {
+        Path file = settings.dir().resolve("kms.properties");
+        Properties written = new Properties();
+        try (Reader in = Files.newBufferedReader(file)) {
+            written.load(in);
+        }
+        if (written.getProperty(KmsConfig.SOCKET) == null || written.getProperty(KmsConfig.PEER_UIDS) == null) {
+            KmsConfig before = KmsConfig.from(Map.of(KmsConfig.MASTER_SECRET_FILE, written.getProperty(KmsConfig.MASTER_SECRET_FILE, ""),
+                    KmsConfig.SALT_FILE, written.getProperty(KmsConfig.SALT_FILE, "")));
+            Files.writeString(file, kmsConfig(before.masterSecretFile(), before.saltFile()).toPropertiesText("rewritten by the Sextant bootstrapper: the KMS serves on a Unix socket now"));
+        }
+    }
+
     /** The KMS, and the join service when it has a configuration, until they listen; returns their units. */
     private List<String> startServices(boolean join) throws ClusterServicesException, InterruptedException {
         List<String> units = join ? KMS_AND_JOIN : KMS;
@@ -178,8 +200,12 @@ public final class NodeLocalServices implements Deployer {
     }
 
     private KmsConfig kmsConfig(Path kms) {
+        return kmsConfig(kms.resolve("mastersecret"), kms.resolve("salt"));
+    }
+
+    private KmsConfig kmsConfig(Path masterSecret, Path salt) {
         // The join service's management port is 9091 on this node. The KMS answers sextant-join.service's uid only.
-        return KmsConfig.of(9092, settings.kmsSocket(), Set.of(JOIN_SERVICE_UID), kms.resolve("mastersecret"), kms.resolve("salt"));
+        return KmsConfig.of(9092, settings.kmsSocket(), Set.of(JOIN_SERVICE_UID), masterSecret, salt);
     }
 
     private JoinServiceConfig joinConfig(JoinServiceInput join, KmsConfig kms, EtcdTlsFiles etcdClient)

@@ -79,7 +79,7 @@ class NodeLocalServicesTest {
 
     private static ServerSocket listen() {
         try {
-            return new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
+            return new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -188,6 +188,23 @@ class NodeLocalServicesTest {
         assertEquals("etcd's own", Files.readString(written), "etcd's data dir is left alone");
         assertEquals(1, probed.size(), "etcd was waited for");
         assertTrue(Files.readString(dir.resolve("hosts")).contains("etcd-control-plane-0.internal.sextant"));
+    }
+
+    @Test
+    @DisplayName("after a reboot into a KMS that serves on a socket, a kms.properties of the loopback KMS is written again: the socket, root as the one caller, the same master-secret files")
+    void restartRewritesLoopbackKmsProperties() throws Exception {
+        services().deploy(signedInput());
+        Path file = dir.resolve("services/kms.properties");
+        KmsConfig written = KmsConfig.from(properties("kms.properties"));
+        Files.writeString(file, "grpc.server.port=9000\nmicronaut.server.port=9092\nsextant.kms.insecure-allow-remote-callers=false\n"
+                + "sextant.kms.master-secret-file=" + written.masterSecretFile() + "\nsextant.kms.salt-file=" + written.saltFile() + "\n");
+
+        services().restart();
+
+        assertEquals(written, KmsConfig.from(properties("kms.properties")));
+        String rewritten = Files.readString(file);
+        services().restart();
+        assertEquals(rewritten, Files.readString(file), "written once; a current file is left as it is");
     }
 
     private static final Map<String, String> TICKET_MEMBERS = members("control-plane-0", "https://etcd-control-plane-0.internal.sextant:2380",
