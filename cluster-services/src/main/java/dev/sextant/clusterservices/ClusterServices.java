@@ -2,7 +2,6 @@ package dev.sextant.clusterservices;
 
 import dev.sextant.serviceconfig.JoinServiceConfig;
 import dev.sextant.serviceconfig.KmsConfig;
-import dev.sextant.serviceconfig.ServerPorts;
 import io.kubernetes.client.common.KubernetesObject;
 import io.kubernetes.client.openapi.models.V1ConfigMap;
 import io.kubernetes.client.openapi.models.V1Container;
@@ -24,6 +23,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.Predicate;
 
@@ -68,6 +68,10 @@ public final class ClusterServices {
     static final String HOST_TPM = "device:/dev/tpmrm0";
     /** The KMS's management port: the join service holds 9091 in the pod's shared network namespace. */
     static final int KMS_MANAGEMENT_PORT = 9092;
+    /** The KMS's socket, in the kms-socket emptyDir both containers mount at /run/sextant. */
+    public static final String KMS_SOCKET = "/run/sextant/kms/kms.sock";
+    /** The pod's uid (its securityContext), the join service's: the one uid the KMS answers. */
+    public static final int POD_UID = 10001;
 
     private ClusterServices() {}
 
@@ -84,6 +88,13 @@ public final class ClusterServices {
         env(kmsContainer, "SEXTANT_KMS_MASTER_SECRET_FILE").setValue(kms.masterSecretFile().toString());
         env(kmsContainer, "SEXTANT_KMS_SALT_FILE").setValue(kms.saltFile().toString());
         env(kmsContainer, "SEXTANT_KMS_HTTP_PORT").setValue(Integer.toString(kms.ports().management().orElseThrow()));
+        env(kmsContainer, "SEXTANT_KMS_SOCKET").setValue(kms.socket().toString());
+        env(kmsContainer, "SEXTANT_KMS_PEER_UIDS").setValue(kms.toProperties().get(KmsConfig.PEER_UIDS));
+        Long podUid = join.getSpec().getTemplate().getSpec().getSecurityContext().getRunAsUser();
+        if (podUid == null || !kms.peerUids().equals(Set.of(podUid.intValue()))) {
+            throw new IllegalStateException("the pod runs as uid " + podUid + ", but the KMS would answer uid " + kms.peerUids()
+                    + ": the join service could not reach it");
+        }
 
         V1Service joinService = find(objects, V1Service.class, JOIN_SERVICE);
         port(joinService, "grpc").setNodePort(config.joinNodePort());
@@ -112,7 +123,7 @@ public final class ClusterServices {
     /**
      * The join service as its pod runs it: files where the DaemonSet mounts them, k3s (so no CA
      * private key: k3s makes its own kubelet certificates, and the CA nodes pin is the service
-     * account's ca.crt), the KMS beside it on loopback, the host's TPM to attest itself with, and the etcd
+     * account's ca.crt), the KMS beside it on their shared socket, the host's TPM to attest itself with, and the etcd
      * member of the node it runs on, at the node's address, which Micronaut resolves from the pod's
      * environment when the service starts.
      */
@@ -121,7 +132,7 @@ public final class ClusterServices {
         InitNodeBinding init = config.initNode();
         return defaults.toBuilder()
                 .apiServerEndpoint(config.apiServerEndpoint())
-                .kms(new JoinServiceConfig.Kms("127.0.0.1:9000", defaults.kms().deadline()))
+                .kms(new JoinServiceConfig.Kms(kmsConfig().socket(), defaults.kms().deadline()))
                 .kubernetes(new JoinServiceConfig.Kubernetes(true, JoinServiceConfig.Distribution.K3S, Optional.empty(),
                         NAMESPACE, defaults.kubernetes().timeout()))
                 .measurements(new JoinServiceConfig.Measurements(Path.of(JOIN_CONFIG_MOUNT + MEASUREMENTS_KEY),
@@ -139,10 +150,10 @@ public final class ClusterServices {
                 .build();
     }
 
-    /** The KMS in the join service's pod: the master secret where the DaemonSet mounts it. */
+    /** The KMS in the join service's pod: the master secret where the DaemonSet mounts it, the socket, the pod's uid. */
     public static KmsConfig kmsConfig() {
-        return new KmsConfig(new ServerPorts(Optional.empty(), Optional.of(KMS_MANAGEMENT_PORT)),
-                Path.of(MASTER_SECRET_MOUNT + "mastersecret"), Path.of(MASTER_SECRET_MOUNT + "salt"), false);
+        return KmsConfig.of(KMS_MANAGEMENT_PORT, Path.of(KMS_SOCKET), Set.of(POD_UID),
+                Path.of(MASTER_SECRET_MOUNT + "mastersecret"), Path.of(MASTER_SECRET_MOUNT + "salt"));
     }
 
     /** Map.of iterates in a per-JVM order; rendering must be byte-for-byte repeatable. */

@@ -30,7 +30,7 @@ class RbacTest {
     /** client-java's CoreV1Api method verbs → Kubernetes RBAC verbs. */
     private static final Map<String, String> VERBS = Map.of("create", "create", "read", "get", "list", "list",
             "replace", "update", "patch", "patch", "delete", "delete");
-    private static final Pattern CALL = Pattern.compile("\\bapi\\.(create|read|list|replace|patch|delete)Namespaced(\\w+?)\\(");
+    private static final Pattern CALL = Pattern.compile("\\b\\w+\\.(create|read|list|replace|patch|delete)Namespaced(\\w+?)\\(");
 
     private final java.util.List<KubernetesObject> rendered = ClusterServices.render(TestServices.fixed());
 
@@ -48,7 +48,7 @@ class RbacTest {
                 }
             }
         }
-        assertEquals(Map.of("secrets", Set.of("create")), used,
+        assertEquals(Map.of("secrets", Set.of("create", "list", "delete"), "leases", Set.of("get")), used,
                 "join-api's Kubernetes calls changed: update join-service-role.yaml and this expectation together");
         assertEquals(used, granted());
     }
@@ -66,10 +66,26 @@ class RbacTest {
                 .map(o -> o.getMetadata().getName()).toList(), "the KMS has no account of its own and gets no token (RenderingTest)");
     }
 
+    @Test
+    @DisplayName("reading nodes' leases (to delete a joined node's bootstrap token) is granted in kube-node-lease only, read-only, to the join service only")
+    void leaseReaderIsNarrow() {
+        V1Role role = ClusterServices.find(rendered, V1Role.class, "sextant-join-service-node-leases");
+        assertEquals("kube-node-lease", role.getMetadata().getNamespace());
+        assertEquals(1, role.getRules().size());
+        assertEquals(List.of("get"), role.getRules().get(0).getVerbs());
+        V1RoleBinding binding = ClusterServices.find(rendered, V1RoleBinding.class, "sextant-join-service-node-leases");
+        assertEquals("kube-node-lease", binding.getMetadata().getNamespace());
+        assertEquals("sextant-join-service-node-leases", binding.getRoleRef().getName());
+        assertEquals(1, binding.getSubjects().size());
+        assertEquals("sextant-join-service", binding.getSubjects().get(0).getName());
+        assertEquals("kube-system", binding.getSubjects().get(0).getNamespace());
+    }
+
+    /** What every Role of the join service grants, by resource (each bound to its account, as the tests above check). */
     private Map<String, Set<String>> granted() {
         Map<String, Set<String>> granted = new TreeMap<>();
-        ClusterServices.find(rendered, V1Role.class, "sextant-join-service").getRules().forEach(rule -> {
-            assertEquals(java.util.List.of(""), rule.getApiGroups());
+        rendered.stream().filter(V1Role.class::isInstance).map(V1Role.class::cast).flatMap(r -> r.getRules().stream()).forEach(rule -> {
+            assertEquals(rule.getResources().equals(List.of("leases")) ? List.of("coordination.k8s.io") : List.of(""), rule.getApiGroups());
             assertTrue(rule.getResourceNames() == null || rule.getResourceNames().isEmpty(), "no name restriction to hide a broader grant");
             rule.getResources().forEach(r -> granted.computeIfAbsent(r, x -> new TreeSet<>()).addAll(rule.getVerbs()));
         });

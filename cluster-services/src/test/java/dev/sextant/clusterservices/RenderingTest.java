@@ -103,13 +103,12 @@ class RenderingTest {
     }
 
     @Test
-    @DisplayName("the KMS is reachable by the join service only: same pod, loopback endpoint, and a default-deny NetworkPolicy admitting only port 9090")
+    @DisplayName("the KMS is reachable by the join service only: same pod, their shared socket, and a default-deny NetworkPolicy admitting only port 9090")
     void kmsOnlyBesideTheJoinService() {
         V1PodSpec pod = pod(ClusterServices.JOIN_DAEMONSET);
-        assertEquals("127.0.0.1:9000", joinServiceConfig().kms().endpoint());
+        assertEquals(java.nio.file.Path.of(ClusterServices.KMS_SOCKET), joinServiceConfig().kms().socket());
         V1Container kms = container(pod, ClusterServices.KMS_CONTAINER);
-        assertTrue(kms.getPorts().stream().noneMatch(p -> p.getContainerPort() == 9000), "the KMS's gRPC port is not exposed");
-        assertTrue(kms.getEnv().stream().noneMatch(e -> e.getName().equals("SEXTANT_KMS_GRPC_HOST")), "gRPC keeps its loopback default");
+        assertEquals(List.of(9092), kms.getPorts().stream().map(p -> p.getContainerPort()).toList(), "the management port only");
         V1NetworkPolicy policy = ClusterServices.find(rendered, V1NetworkPolicy.class, "sextant-default-deny");
         assertEquals(Map.of("app.kubernetes.io/part-of", "sextant"), policy.getSpec().getPodSelector().getMatchLabels());
         assertEquals(List.of("Ingress"), policy.getSpec().getPolicyTypes());

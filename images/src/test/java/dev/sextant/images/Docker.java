@@ -29,9 +29,16 @@ final class Docker {
      */
     static void run(String name, String image, Map<Integer, Integer> ports, Map<String, String> mounts,
                     Map<String, String> env) throws IOException, InterruptedException {
+        run(name, image, ports, mounts, Map.of(), env);
+    }
+
+    /** As above, with {@code writable} host directories mounted read-write (a socket's directory). */
+    static void run(String name, String image, Map<Integer, Integer> ports, Map<String, String> mounts,
+                    Map<String, String> writable, Map<String, String> env) throws IOException, InterruptedException {
         List<String> argv = new ArrayList<>(List.of("docker", "run", "--detach", "--name", name));
         ports.forEach((host, container) -> argv.addAll(List.of("--publish", "127.0.0.1:" + host + ":" + container)));
         mounts.forEach((host, container) -> argv.addAll(List.of("--volume", host + ":" + container + ":ro")));
+        writable.forEach((host, container) -> argv.addAll(List.of("--volume", host + ":" + container + ":rw")));
         env.forEach((k, v) -> argv.addAll(List.of("--env", k + "=" + v)));
         argv.add(image);
         Command.check(QUICK, argv.toArray(String[]::new));

@@ -11,6 +11,7 @@ import dev.sextant.atls.ServerVerification;
 import dev.sextant.attestation.testkit.FreePorts;
 import dev.sextant.attestation.testkit.SoftwareTpmAttester;
 import dev.sextant.attestation.testkit.TestPki;
+import dev.sextant.grpcsupport.unix.UnixSocketChannel;
 import dev.sextant.proto.v1.GetDataKeyRequest;
 import dev.sextant.proto.v1.IssueJoinTicketRequest;
 import dev.sextant.proto.v1.JoinServiceGrpc;
@@ -21,6 +22,7 @@ import io.grpc.StatusRuntimeException;
 import io.grpc.netty.NettyChannelBuilder;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.HexFormat;
 import java.util.Map;
@@ -111,29 +113,26 @@ class RegistryPathTest {
     }
 
     @Test
-    @DisplayName("the KMS container is healthy and derives the golden-vector key from its mounted master secret")
+    @DisplayName("the KMS container is healthy and derives the golden-vector key from its mounted master secret, on its Unix socket")
     void kmsServes() throws Exception {
         String name = "sextant-it-kms-" + suffix;
-        int[] ports = FreePorts.loopback(2);
-        int grpc = ports[0];
-        int http = ports[1];
+        int http = FreePorts.loopback(1)[0];
         Path secrets = ServiceFiles.kms(work.resolve("kms-config"));
+        // The pod's emptyDir, as a host directory the container's uid (10001) may make its socket directory in.
+        Path run = Files.createTempDirectory("sextant-it-kms-run");
+        Files.setPosixFilePermissions(run, PosixFilePermissions.fromString("rwxrwxrwx"));
         long t0 = System.nanoTime();
-        // The KMS listens on loopback and answers loopback peers only; a published port needs both widened
-        // (the insecure setting warns on every call).
-        Docker.run(name, kmsImage, Map.of(grpc, 9000, http, 9091), Map.of(secrets.toString(), "/var/config"),
-                Map.of("SEXTANT_KMS_GRPC_HOST", "0.0.0.0", "SEXTANT_KMS_HTTP_HOST", "0.0.0.0",
-                        "SEXTANT_KMS_INSECURE_ALLOW_REMOTE_CALLERS", "true"));
+        // The KMS has no gRPC port to publish: this test (root on the host) calls it on its socket, as the join
+        // service does in the pod, so the KMS is told to answer uid 0.
+        Docker.run(name, kmsImage, Map.of(http, 9091), Map.of(secrets.toString(), "/var/config"), Map.of(run.toString(), "/run/sextant"),
+                Map.of("SEXTANT_KMS_HTTP_HOST", "0.0.0.0", "SEXTANT_KMS_PEER_UIDS", "0"));
         String health = Health.await(http, START, () -> Docker.logs(name));
         long served = System.nanoTime() - t0;
-        ManagedChannel channel = NettyChannelBuilder.forAddress("127.0.0.1", grpc).usePlaintext().build();
-        try {
-            byte[] key = KeyServiceGrpc.newBlockingStub(channel).withDeadlineAfter(10, TimeUnit.SECONDS)
+        try (UnixSocketChannel socket = new UnixSocketChannel(run.resolve("kms/kms.sock"))) {
+            byte[] key = KeyServiceGrpc.newBlockingStub(socket.channel()).withDeadlineAfter(10, TimeUnit.SECONDS)
                     .getDataKey(GetDataKeyRequest.newBuilder().setDataKeyId("measurementSecret").setLength(32).build())
                     .getDataKey().toByteArray();
             assertEquals(ServiceFiles.KMS_GOLDEN_KEY, HexFormat.of().formatHex(key));
-        } finally {
-            channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
         }
         assertTrue(health.contains("UP"), health);
         System.out.printf("images: kms container start-to-serving (docker run → /health 200) %.2f s%n", served / 1e9);
@@ -150,9 +149,9 @@ class RegistryPathTest {
         SoftwareTpmAttester node = ServiceFiles.node(ekCa);
         Path config = ServiceFiles.joinConfig(work.resolve("join-config"), ekCa, node);
         Path pki = ServiceFiles.clusterPki(work.resolve("join-pki"));
-        // Nothing listens on the Kubernetes API or KMS addresses: the calls below never get that far.
+        // Nothing listens on the Kubernetes API address or the KMS socket: the calls below never get that far.
         Map<String, String> env = Map.of("SEXTANT_API_SERVER_ENDPOINT", "10.0.0.1:6443",
-                "SEXTANT_KUBERNETES_BASE_PATH", "http://127.0.0.1:9", "SEXTANT_KMS_ENDPOINT", "127.0.0.1:9",
+                "SEXTANT_KUBERNETES_BASE_PATH", "http://127.0.0.1:9", "SEXTANT_KMS_SOCKET", "/tmp/no-kms/kms.sock",
                 "SEXTANT_JOIN_CA_CERT_FILE", "/etc/kubernetes/pki/ca.crt");
         long t0 = System.nanoTime();
         Docker.run(name, joinImage, Map.of(grpc, 9090, http, 9091),

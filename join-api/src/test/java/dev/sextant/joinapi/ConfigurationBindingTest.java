@@ -31,7 +31,7 @@ class ConfigurationBindingTest {
             JoinServiceConfig config = ctx.getBean(JoinServiceConfig.class);
             assertEquals(Duration.ofMinutes(7), config.tokenTtl());
             assertEquals(dir, config.controlPlaneDir());
-            assertEquals("127.0.0.1:9000", config.kms().endpoint());
+            assertEquals(java.nio.file.Path.of("/run/sextant/kms/kms.sock"), config.kms().socket());
             assertEquals(JoinServiceConfig.defaults().measurements(), config.measurements());
         }
     }

@@ -2,25 +2,29 @@ package dev.sextant.joinapi;
 
 import com.google.protobuf.ByteString;
 import dev.sextant.attestation.digest.Sha256;
+import dev.sextant.grpcsupport.unix.ProcessUid;
+import dev.sextant.grpcsupport.unix.UnixSocketGrpcServer;
 import dev.sextant.proto.v1.GetDataKeysRequest;
 import dev.sextant.proto.v1.GetDataKeysResponse;
 import dev.sextant.proto.v1.KeyServiceGrpc;
-import io.grpc.Server;
 import io.grpc.Status;
-import io.grpc.netty.NettyServerBuilder;
 import io.grpc.stub.StreamObserver;
 import java.io.IOException;
-import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Comparator;
+import java.util.Set;
+import java.util.stream.Stream;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * TEST DOUBLE of the KMS: a real gRPC KeyService on a free loopback port whose keys are
+ * TEST DOUBLE of the KMS: a real gRPC KeyService on a Unix socket in a temporary directory, answering
+ * this process's uid (as the KMS answers the join service's), whose keys are
  * SHA-256("key-" + id) (deterministic, so "same UUID, same key" is observable), and which can be
  * switched to answer UNAVAILABLE like a KMS that is down.
  */
@@ -29,14 +33,17 @@ public final class FakeKeyService extends KeyServiceGrpc.KeyServiceImplBase impl
     public final AtomicInteger calls = new AtomicInteger();
     /** The ids of every call, in order. */
     public final List<List<String>> requests = new CopyOnWriteArrayList<>();
-    private final Server server;
+    private final Path dir;
+    private final UnixSocketGrpcServer server;
 
     FakeKeyService() throws IOException {
-        server = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0)).addService(this).build().start();
+        dir = Files.createTempDirectory("sextant-fake-kms");
+        server = new UnixSocketGrpcServer("the fake KMS", dir.resolve("kms").resolve("kms.sock"), ProcessUid.current(),
+                Set.of(ProcessUid.current()), uid -> { }, builder -> builder.addService(this));
     }
 
-    String endpoint() {
-        return "127.0.0.1:" + server.getPort();
+    Path socket() {
+        return server.socket();
     }
 
     public static byte[] keyFor(String id) {
@@ -59,6 +66,11 @@ public final class FakeKeyService extends KeyServiceGrpc.KeyServiceImplBase impl
 
     @Override
     public void close() throws InterruptedException {
-        server.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+        server.close();
+        try (Stream<Path> files = Files.walk(dir)) {
+            files.sorted(Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+        } catch (IOException e) {
+            // a temporary directory left behind; nothing to fail a test over
+        }
     }
 }

@@ -110,7 +110,7 @@ public final class JoinLoadBench {
             List<SslContext> machines = BenchCalls.machines(nodes, WARM_UP + perLevel);
             System.out.printf("join-api load bench: %d CPUs, %d tickets per level, each from a distinct machine "
                             + "(%d software-TPM machines, EK CA RSA-2048, made in %.1f s)%n"
-                            + "  KMS double: FakeKeyService (real gRPC KeyService on loopback, keys = SHA-256(\"key-\" + id))%n"
+                            + "  KMS double: FakeKeyService (real gRPC KeyService on a Unix socket, keys = SHA-256(\"key-\" + id))%n"
                             + "  Kubernetes API double (bootstrap tokens): %s%n",
                     Runtime.getRuntime().availableProcessors(), perLevel, machines.size(),
                     (System.nanoTime() - made) / 1e9,

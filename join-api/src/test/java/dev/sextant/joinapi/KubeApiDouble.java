@@ -24,7 +24,7 @@ public final class KubeApiDouble implements AutoCloseable {
     private final AtomicReference<Predicate<RecordedRequest>> failing = new AtomicReference<>(r -> false);
     private final KubernetesMockServer server;
 
-    KubeApiDouble() {
+    public KubeApiDouble() {
         KubernetesCrudDispatcher dispatcher = new KubernetesCrudDispatcher(List.of()) {
             @Override
             public MockResponse dispatch(RecordedRequest request) {

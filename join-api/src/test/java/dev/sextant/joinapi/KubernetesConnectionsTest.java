@@ -71,7 +71,7 @@ class KubernetesConnectionsTest implements TestPropertyProvider {
                 calls.add(callers.submit(() -> {
                     for (int round = 0; round < ROUNDS; round++) {
                         together.await();
-                        assertEquals(6, tokens.create().id().length());
+                        assertEquals(6, tokens.create("node-" + caller).id().length());
                     }
                     return null;
                 }));

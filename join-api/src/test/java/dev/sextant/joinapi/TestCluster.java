@@ -116,7 +116,7 @@ public final class TestCluster implements AutoCloseable {
     public Map<String, String> properties() {
         Map<String, String> p = new HashMap<>();
         p.put(JoinServiceConfig.ATLS_ENABLED, "false");
-        p.put(JoinServiceConfig.KMS_ENDPOINT, kms.endpoint());
+        p.put(JoinServiceConfig.KMS_SOCKET, kms.socket().toString());
         p.put(JoinServiceConfig.KMS_DEADLINE, "2s");
         p.put(JoinServiceConfig.KUBERNETES_BASE_PATH, kube.url());
         p.put(JoinServiceConfig.API_SERVER_ENDPOINT, "10.0.0.1:6443");

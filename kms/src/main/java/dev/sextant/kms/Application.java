@@ -3,8 +3,9 @@ package dev.sextant.kms;
 import io.micronaut.runtime.Micronaut;
 
 /**
- * Runs the key service standalone: gRPC KeyService on {@code grpc.server.port} (9000), health and
- * Prometheus metrics on the management HTTP port {@code micronaut.server.port} (9091).
+ * Runs the key service standalone: gRPC KeyService on the Unix socket {@code sextant.kms.socket}
+ * ({@link KmsSocketServer}; no TCP port), health and Prometheus metrics on the management HTTP port
+ * {@code micronaut.server.port} (9091).
  */
 public final class Application {
 

@@ -10,9 +10,7 @@ public enum KeyRefusal implements Refusal.Reason {
     ID_BAD_CHARACTER(Status.Code.INVALID_ARGUMENT),
     BAD_LENGTH(Status.Code.INVALID_ARGUMENT),
     NO_IDS(Status.Code.INVALID_ARGUMENT),
-    TOO_MANY_IDS(Status.Code.INVALID_ARGUMENT),
-    /** The caller is not on loopback, so it is not the join service beside the KMS. */
-    NOT_LOOPBACK(Status.Code.PERMISSION_DENIED);
+    TOO_MANY_IDS(Status.Code.INVALID_ARGUMENT);
 
     private final Status.Code code;
 

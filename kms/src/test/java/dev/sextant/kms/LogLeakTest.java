@@ -13,9 +13,8 @@ import dev.sextant.proto.v1.GetDataKeysRequest;
 import dev.sextant.proto.v1.KeyServiceGrpc;
 import io.grpc.ManagedChannel;
 import io.grpc.StatusRuntimeException;
-import io.grpc.netty.NettyChannelBuilder;
 import io.micronaut.context.ApplicationContext;
-import io.micronaut.grpc.server.GrpcEmbeddedServer;
+import dev.sextant.grpcsupport.unix.UnixSocketChannel;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Base64;
@@ -63,9 +62,8 @@ class LogLeakTest {
     private static List<byte[]> exerciseService(TestSecrets files) {
         List<byte[]> keys = new ArrayList<>();
         try (ApplicationContext ctx = ApplicationContext.run(files.contextProperties(), "test")) {
-            GrpcEmbeddedServer server = ctx.getBean(GrpcEmbeddedServer.class);
-            server.start();
-            ManagedChannel channel = NettyChannelBuilder.forAddress("127.0.0.1", server.getPort()).usePlaintext().build();
+            UnixSocketChannel socket = new UnixSocketChannel(ctx.getBean(KmsSocketServer.class).socket());
+            ManagedChannel channel = socket.channel();
             try {
                 KeyServiceGrpc.KeyServiceBlockingStub stub = KeyServiceGrpc.newBlockingStub(channel);
                 for (String id : List.of("measurementSecret", "6f8c2e1a-3b4d-4e5f-8a9b-0c1d2e3f4a5b", "clusterID")) {
@@ -80,10 +78,18 @@ class LogLeakTest {
                     // refused; only its log lines matter here
                 }
             } finally {
-                channel.shutdownNow();
+                closeQuietly(socket);
             }
         }
         return keys;
+    }
+
+    private static void closeQuietly(UnixSocketChannel socket) {
+        try {
+            socket.close();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     private static String render(ILoggingEvent event) {

@@ -1,5 +1,6 @@
 package dev.sextant.kms;
 
+import dev.sextant.grpcsupport.unix.ProcessUid;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -40,9 +41,25 @@ public final class TestSecrets implements AutoCloseable {
         return write(SECRET, SALT);
     }
 
+    /**
+     * The files, and a socket in a directory the KMS makes beside them, answering this test's own uid (the
+     * test plays the join service).
+     */
     public Map<String, String> properties() {
         return Map.of("sextant.kms.master-secret-file", secretFile.toString(),
-                "sextant.kms.salt-file", saltFile.toString());
+                "sextant.kms.salt-file", saltFile.toString(),
+                "sextant.kms.socket", socket().toString(),
+                "sextant.kms.peer-uids", Integer.toString(ProcessUid.current()));
+    }
+
+    /** Where the KMS of these properties serves. */
+    public Path socket() {
+        return dir.resolve("socket").resolve("kms.sock");
+    }
+
+    /** The directory these files are in. */
+    public Path dir() {
+        return dir;
     }
 
     /** The same properties, typed for {@code ApplicationContext.run}. */

@@ -67,7 +67,7 @@ public record JoinServiceConfig(
     public static final String ETCD_CERT_FILE = PREFIX + "etcd.cert-file";
     public static final String ETCD_KEY_FILE = PREFIX + "etcd.key-file";
     public static final String ETCD_DEADLINE = PREFIX + "etcd.deadline";
-    public static final String KMS_ENDPOINT = PREFIX + "kms.endpoint";
+    public static final String KMS_SOCKET = PREFIX + "kms.socket";
     public static final String KMS_DEADLINE = PREFIX + "kms.deadline";
     public static final String ATLS_ENABLED = PREFIX + "atls.enabled";
     public static final String ATLS_SERVER_TPM = PREFIX + "atls.server-tpm";
@@ -104,7 +104,7 @@ public record JoinServiceConfig(
      * not among them: Micronaut binds its servers itself (and a test's random port is -1).
      */
     public static final List<String> KEYS = List.of(
-            ETCD_ENDPOINTS, ETCD_CA_FILE, ETCD_CERT_FILE, ETCD_KEY_FILE, ETCD_DEADLINE, KMS_ENDPOINT, KMS_DEADLINE, ATLS_ENABLED, ATLS_SERVER_TPM, ATLS_SERVER_EVENT_LOG,
+            ETCD_ENDPOINTS, ETCD_CA_FILE, ETCD_CERT_FILE, ETCD_KEY_FILE, ETCD_DEADLINE, KMS_SOCKET, KMS_DEADLINE, ATLS_ENABLED, ATLS_SERVER_TPM, ATLS_SERVER_EVENT_LOG,
             KUBERNETES_ENABLED, KUBERNETES_DISTRIBUTION, KUBERNETES_BASE_PATH, KUBERNETES_NAMESPACE, KUBERNETES_TIMEOUT,
             API_SERVER_ENDPOINT, KUBERNETES_VERSION, MEASUREMENT_SALT_FILE, TOKEN_TTL, MEMBER_CERTIFICATE_VALIDITY, CA_CERT_FILE, CA_KEY_FILE,
             CONTROL_PLANE_DIR, MEASUREMENTS_FILE, MEASUREMENTS_PUBLIC_KEY_FILE, MEASUREMENTS_POLL_INTERVAL,
@@ -163,11 +163,18 @@ public record JoinServiceConfig(
         }
     }
 
-    /** The KMS the join service derives disk keys with (it answers loopback only). */
-    public record Kms(String endpoint, Duration deadline) {
+    /**
+     * The KMS the join service derives disk keys with: beside it (same pod, or same node), on a Unix socket
+     * only the two of them share. The KMS answers only the join service's uid.
+     *
+     * @param socket   the KMS's Unix socket
+     * @param deadline of every call
+     */
+    public record Kms(Path socket, Duration deadline) {
         public Kms {
-            if (Objects.requireNonNull(endpoint, "endpoint").isBlank()) {
-                throw new ConfigException(KMS_ENDPOINT + " is empty (host:port of the KMS)");
+            Objects.requireNonNull(socket, "socket");
+            if (!socket.isAbsolute()) {
+                throw new ConfigException(KMS_SOCKET + " must be an absolute path (the KMS's Unix socket), not '" + socket + "'");
             }
             Objects.requireNonNull(deadline, "deadline");
         }

@@ -32,7 +32,7 @@ final class JoinServiceProperties {
     static final String DEFAULT_ETCD_CERT_FILE = "/var/config/etcd/client.crt";
     static final String DEFAULT_ETCD_KEY_FILE = "/var/config/etcd/client.key";
     static final Duration DEFAULT_ETCD_DEADLINE = Duration.ofSeconds(5);
-    static final String DEFAULT_KMS_ENDPOINT = "127.0.0.1:9000";
+    static final String DEFAULT_KMS_SOCKET = KmsConfig.DEFAULT_SOCKET;
     static final Duration DEFAULT_KMS_DEADLINE = Duration.ofSeconds(5);
     static final String DEFAULT_SERVER_EVENT_LOG = "/sys/kernel/security/tpm0/binary_bios_measurements";
     static final String DEFAULT_DISTRIBUTION = "k3s";
@@ -65,7 +65,7 @@ final class JoinServiceProperties {
                         .filter(e -> !e.isEmpty()).toList(),
                         r.path(ETCD_CA_FILE, DEFAULT_ETCD_CA_FILE), r.path(ETCD_CERT_FILE, DEFAULT_ETCD_CERT_FILE),
                         r.path(ETCD_KEY_FILE, DEFAULT_ETCD_KEY_FILE), r.duration(ETCD_DEADLINE, DEFAULT_ETCD_DEADLINE)),
-                new Kms(r.text(KMS_ENDPOINT, DEFAULT_KMS_ENDPOINT), r.duration(KMS_DEADLINE, DEFAULT_KMS_DEADLINE)),
+                new Kms(r.path(KMS_SOCKET, DEFAULT_KMS_SOCKET), r.duration(KMS_DEADLINE, DEFAULT_KMS_DEADLINE)),
                 new Atls(r.bool(ATLS_ENABLED, true), r.text(ATLS_SERVER_TPM), r.path(ATLS_SERVER_EVENT_LOG, DEFAULT_SERVER_EVENT_LOG)),
                 new Kubernetes(r.bool(KUBERNETES_ENABLED, true),
                         Distribution.parse(r.text(KUBERNETES_DISTRIBUTION, DEFAULT_DISTRIBUTION)),
@@ -121,7 +121,7 @@ final class JoinServiceProperties {
         p.put(ETCD_CERT_FILE, c.etcd().certFile().toString());
         p.put(ETCD_KEY_FILE, c.etcd().keyFile().toString());
         p.put(ETCD_DEADLINE, PropertyReader.render(c.etcd().deadline()));
-        p.put(KMS_ENDPOINT, c.kms().endpoint());
+        p.put(KMS_SOCKET, c.kms().socket().toString());
         p.put(KMS_DEADLINE, PropertyReader.render(c.kms().deadline()));
         p.put(ATLS_ENABLED, Boolean.toString(c.atls().enabled()));
         c.atls().serverTpm().ifPresent(v -> p.put(ATLS_SERVER_TPM, v));

@@ -56,9 +56,9 @@ class JoinServiceConfigTest {
 
     @Test
     void aBlankValueTakesTheDefault() {
-        JoinServiceConfig c = JoinServiceConfig.from(Map.of(JoinServiceConfig.KMS_ENDPOINT, " ",
+        JoinServiceConfig c = JoinServiceConfig.from(Map.of(JoinServiceConfig.KMS_SOCKET, " ",
                 JoinServiceConfig.INIT_NODE_AK_NAME, "", JoinServiceConfig.KUBERNETES_DISTRIBUTION, ""));
-        assertEquals("127.0.0.1:9000", c.kms().endpoint());
+        assertEquals(Path.of("/run/sextant/kms/kms.sock"), c.kms().socket());
         assertTrue(c.initNode().isEmpty());
     }
 
@@ -128,8 +128,22 @@ class JoinServiceConfigTest {
 
     @Test
     void kmsPropertiesRoundTrip() {
-        KmsConfig k = new KmsConfig(ServerPorts.of(9000, 9092), Path.of("/s/mastersecret"), Path.of("/s/salt"), false);
+        KmsConfig k = KmsConfig.of(9092, Path.of("/run/s/kms.sock"), java.util.Set.of(0, 10001), Path.of("/s/mastersecret"),
+                Path.of("/s/salt"));
         assertEquals(k, KmsConfig.from(k.toProperties()));
-        assertEquals(Path.of("/var/config/salt"), KmsConfig.from(Map.of()).saltFile());
+        assertEquals("0,10001", k.toProperties().get(KmsConfig.PEER_UIDS));
+        KmsConfig defaults = KmsConfig.from(Map.of());
+        assertEquals(Path.of("/var/config/salt"), defaults.saltFile());
+        assertEquals(Path.of("/run/sextant/kms/kms.sock"), defaults.socket());
+        assertEquals(java.util.Set.of(10001), defaults.peerUids(), "the join service's uid in its pod");
+    }
+
+    @Test
+    void kmsHasNoGrpcPortAndAnswersSomeone() {
+        ConfigException port = assertThrows(ConfigException.class, () -> KmsConfig.from(Map.of(ServerPorts.GRPC_PORT, "9000")));
+        assertTrue(port.getMessage().contains("Unix socket"), port.getMessage());
+        assertThrows(ConfigException.class, () -> KmsConfig.from(Map.of(KmsConfig.PEER_UIDS, "joinservice")));
+        assertThrows(ConfigException.class, () -> KmsConfig.from(Map.of(KmsConfig.PEER_UIDS, ",")));
+        assertThrows(ConfigException.class, () -> JoinServiceConfig.from(Map.of(JoinServiceConfig.KMS_SOCKET, "kms.sock")));
     }
 }

@@ -2,6 +2,7 @@ package dev.sextant.clusterservices.attacks;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -11,6 +12,12 @@ import dev.sextant.serviceconfig.JoinServiceConfig;
 import io.kubernetes.client.common.KubernetesObject;
 import io.kubernetes.client.openapi.models.V1ConfigMap;
 import io.kubernetes.client.openapi.models.V1Container;
+import io.kubernetes.client.openapi.models.V1ContainerPort;
+import io.kubernetes.client.openapi.models.V1EnvVar;
+import io.kubernetes.client.openapi.models.V1NetworkPolicy;
+import io.kubernetes.client.openapi.models.V1Service;
+import io.kubernetes.client.openapi.models.V1ServicePort;
+import io.kubernetes.client.openapi.models.V1VolumeMount;
 import io.kubernetes.client.openapi.models.V1DaemonSet;
 import io.kubernetes.client.openapi.models.V1NodeSelectorRequirement;
 import io.kubernetes.client.openapi.models.V1PodSpec;
@@ -18,9 +25,13 @@ import io.kubernetes.client.openapi.models.V1Toleration;
 import io.kubernetes.client.openapi.models.V1Volume;
 import java.io.IOException;
 import java.io.StringReader;
+import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
@@ -113,7 +124,7 @@ class JoinServicePodAttacksTest {
     }
 
     @Test
-    @DisplayName("the join service's pod on the host network (the KMS's loopback-only port opened to every process on the node, the NetworkPolicy bypassed) to reach etcd on 127.0.0.1: refused, it reaches the member at the node's address")
+    @DisplayName("the join service's pod on the host network (the NetworkPolicy bypassed) to reach etcd on 127.0.0.1: refused, it reaches the member at the node's address")
     void hostNetworkForEtcd() throws IOException {
         assertTrue(pod.getHostNetwork() == null || !pod.getHostNetwork());
         assertEquals(List.of("https://${SEXTANT_NODE_IP}:2379"), renderedJoinProperties().etcd().endpoints());
@@ -125,6 +136,41 @@ class JoinServicePodAttacksTest {
         JoinServiceConfig.Atls atls = renderedJoinProperties().atls();
         assertEquals(Optional.of("device:/dev/tpmrm0"), atls.serverTpm());
         assertTrue(atls.enabled());
+    }
+
+    @Test
+    @DisplayName("another pod, a process in the pod's network namespace or kubectl port-forward calling the KMS: refused, the KMS has no "
+            + "TCP port but its management port (no containerPort, Service or NetworkPolicy port for keys); its socket is in a memory "
+            + "emptyDir only the KMS and the join service mount, and it answers the pod's uid only, the join service's")
+    void kmsReachableOverItsSocketOnly() throws IOException {
+        V1Container kms = ClusterServices.container(pod.getContainers(), ClusterServices.KMS_CONTAINER);
+        assertEquals(List.of("kms-management"), kms.getPorts().stream().map(V1ContainerPort::getName).toList(), "no gRPC port");
+        Map<String, String> env = kms.getEnv().stream().collect(Collectors.toMap(V1EnvVar::getName, e -> String.valueOf(e.getValue())));
+        Path socket = Path.of(env.get("SEXTANT_KMS_SOCKET"));
+        assertEquals(socket, renderedJoinProperties().kms().socket(), "the join service dials the KMS's socket");
+        assertEquals(String.valueOf(pod.getSecurityContext().getRunAsUser()), env.get("SEXTANT_KMS_PEER_UIDS"),
+                "the KMS answers the pod's uid, which no container overrides (privilegedAsRoot)");
+
+        V1VolumeMount kmsMount = kms.getVolumeMounts().stream().filter(m -> socket.startsWith(m.getMountPath())).findFirst().orElseThrow();
+        V1Volume volume = pod.getVolumes().stream().filter(v -> v.getName().equals(kmsMount.getName())).findFirst().orElseThrow();
+        assertNotNull(volume.getEmptyDir(), "an emptyDir of the pod, nothing of the host");
+        assertEquals("Memory", volume.getEmptyDir().getMedium());
+        List<String> mountedBy = Stream.concat(pod.getContainers().stream(),
+                        pod.getInitContainers() == null ? Stream.empty() : pod.getInitContainers().stream())
+                .filter(c -> c.getVolumeMounts().stream().anyMatch(m -> m.getName().equals(volume.getName())))
+                .map(V1Container::getName).sorted().toList();
+        assertEquals(List.of(ClusterServices.JOIN_CONTAINER, ClusterServices.KMS_CONTAINER), mountedBy);
+
+        for (KubernetesObject o : rendered) {
+            if (o instanceof V1Service service) {
+                assertEquals(List.of(9090), service.getSpec().getPorts().stream().map(V1ServicePort::getPort).toList(),
+                        service.getMetadata().getName() + " exposes the join service only");
+            }
+            if (o instanceof V1NetworkPolicy policy) {
+                assertEquals(List.of(9090), policy.getSpec().getIngress().stream().flatMap(r -> r.getPorts().stream())
+                        .map(p -> p.getPort().getIntValue()).toList(), policy.getMetadata().getName() + " admits the join service only");
+            }
+        }
     }
 
     /** join.properties from the rendered join-config ConfigMap, bound as the join service binds it in its pod. */

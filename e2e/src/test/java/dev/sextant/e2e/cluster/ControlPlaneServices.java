@@ -4,6 +4,7 @@ import dev.sextant.etcd.client.EtcdClient;
 import dev.sextant.etcd.pki.EtcdTlsFiles;
 import dev.sextant.etcd.testkit.TestEtcdCluster;
 import dev.sextant.localcluster.qemu.FreePort;
+import com.sun.security.auth.module.UnixSystem;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.sextant.serviceconfig.JoinServiceConfig;
@@ -20,6 +21,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.stream.Stream;
 
 /**
@@ -35,7 +37,8 @@ final class ControlPlaneServices implements AutoCloseable {
     private final Procs procs;
     private final Repo repo;
     private final Path dir;
-    final int kmsPort = FreePort.pick();
+    /** Under /tmp: a socket's path has at most 107 bytes, which a path in the build tree can exceed. */
+    private final Path kmsSocket;
     final int joinPort = FreePort.pick();
     private Path etcdDir;
     private TestEtcdCluster etcd;
@@ -45,6 +48,7 @@ final class ControlPlaneServices implements AutoCloseable {
         this.procs = procs;
         this.repo = repo;
         this.dir = Files.createDirectories(clusterDir.resolve("control-plane"));
+        this.kmsSocket = Files.createTempDirectory("sextant-e2e-kms").resolve("kms").resolve("kms.sock");
     }
 
     Path kmsLog() {
@@ -68,8 +72,9 @@ final class ControlPlaneServices implements AutoCloseable {
         Files.write(dir.resolve("mastersecret"), secret.get("key").binaryValue());
         Files.write(dir.resolve("salt"), secret.get("salt").binaryValue());
         Files.write(dir.resolve("measurementSalt"), secret.get("measurementSalt").binaryValue());
-        KmsConfig kms = new KmsConfig(ServerPorts.of(kmsPort, FreePort.pick()), dir.resolve("mastersecret"),
-                dir.resolve("salt"), false);
+        // The join service runs as this test's uid, the one the KMS answers.
+        KmsConfig kms = KmsConfig.of(FreePort.pick(), kmsSocket, Set.of((int) new UnixSystem().getUid()), dir.resolve("mastersecret"),
+                dir.resolve("salt"));
         procs.start("kms", repo.service("kms", "dev.sextant.kms.Application", systemProperties(kms.toProperties())), Map.of());
     }
 
@@ -109,7 +114,7 @@ final class ControlPlaneServices implements AutoCloseable {
                 .ports(ServerPorts.of(joinPort, FreePort.pick()))
                 .etcd(new JoinServiceConfig.Etcd(List.of(etcd.member("cp-0").clientUrl()), etcdTls.caFile(), etcdTls.certFile(),
                         etcdTls.keyFile(), defaults.etcd().deadline()))
-                .kms(new JoinServiceConfig.Kms("127.0.0.1:" + kmsPort, defaults.kms().deadline()))
+                .kms(new JoinServiceConfig.Kms(kmsSocket, defaults.kms().deadline()))
                 .kubernetes(new JoinServiceConfig.Kubernetes(true, defaults.kubernetes().distribution(),
                         Optional.of(kubeApi), defaults.kubernetes().namespace(), defaults.kubernetes().timeout()))
                 .apiServerEndpoint("127.0.0.1:6443")
@@ -133,6 +138,9 @@ final class ControlPlaneServices implements AutoCloseable {
 
     @Override
     public void close() throws InterruptedException, IOException {
+        Files.deleteIfExists(kmsSocket);
+        Files.deleteIfExists(kmsSocket.getParent());
+        Files.deleteIfExists(kmsSocket.getParent().getParent());
         if (etcd == null) {
             return;
         }
@@ -149,7 +157,7 @@ final class ControlPlaneServices implements AutoCloseable {
     }
 
     void awaitReady() throws InterruptedException {
-        Waits.port(Duration.ofSeconds(60), "the KMS gRPC port", kmsLog(), kmsPort);
+        Waits.until(Duration.ofSeconds(60), "the KMS socket", kmsLog(), () -> Files.exists(kmsSocket));
         Waits.port(Duration.ofSeconds(60), "the join service gRPC port", joinLog(), joinPort);
     }
 }

@@ -1,47 +1,48 @@
 package dev.sextant.joinapi.keyservice;
 
 import dev.sextant.grpcsupport.Refusal;
+import dev.sextant.grpcsupport.unix.UnixSocketChannel;
 import dev.sextant.keys.KeyDerivation;
 import com.google.protobuf.ByteString;
 import dev.sextant.joinapi.refusal.JoinRefusal;
 import dev.sextant.proto.v1.GetDataKeysRequest;
 import dev.sextant.proto.v1.KeyServiceGrpc;
 import dev.sextant.serviceconfig.JoinServiceConfig;
-import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
-import io.grpc.netty.NettyChannelBuilder;
 import jakarta.inject.Inject;
 import jakarta.annotation.PreDestroy;
 import jakarta.inject.Singleton;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Client of the cluster KMS (gRPC KeyService). One long-lived channel, not one per call as in
- * Constellation: under a node-pool join that is hundreds of TCP handshakes saved per second. Plain
- * text inside the cluster network, as the KMS serves it; the keys then travel to the node only
- * inside the attested channel. Keys are asked for by what they are for (a join ticket's, a rejoin's
- * disk key), so a ticket fetches no key it does not use. Key bytes are returned, never logged.
+ * Client of the cluster KMS (gRPC KeyService) on its Unix socket. One long-lived channel, not one per call
+ * as in Constellation: under a node-pool join that is hundreds of connections saved per second. Plain text
+ * between two processes of one machine (the kernel carries it; the KMS knows this service by its uid); the
+ * keys then travel to the node only inside the attested channel. Keys are asked for by what they are for (a
+ * join ticket's, a rejoin's disk key), so a ticket fetches no key it does not use. Key bytes are returned,
+ * never logged.
  */
 @Singleton
 public class KeyServiceClient {
     public static final int KEY_LENGTH = 32;
 
-    private final ManagedChannel channel;
+    private final UnixSocketChannel socket;
     private final KeyServiceGrpc.KeyServiceBlockingStub stub;
     private final Duration deadline;
 
     @Inject
     public KeyServiceClient(JoinServiceConfig config) {
-        this(config.kms().endpoint(), config.kms().deadline());
+        this(config.kms().socket(), config.kms().deadline());
     }
 
-    public KeyServiceClient(String endpoint, Duration deadline) {
-        this.channel = NettyChannelBuilder.forTarget(endpoint).usePlaintext().build();
-        this.stub = KeyServiceGrpc.newBlockingStub(channel);
+    public KeyServiceClient(Path socket, Duration deadline) {
+        this.socket = new UnixSocketChannel(socket);
+        this.stub = KeyServiceGrpc.newBlockingStub(this.socket.channel());
         this.deadline = deadline;
     }
 
@@ -84,6 +85,6 @@ public class KeyServiceClient {
 
     @PreDestroy
     void close() throws InterruptedException {
-        channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+        socket.close();
     }
 }

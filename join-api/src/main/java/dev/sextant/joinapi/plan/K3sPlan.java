@@ -30,7 +30,7 @@ public class K3sPlan implements KubernetesJoinPlan {
     @Override
     public Checked check(IssueJoinTicketRequest request, String nodeName) {
         return ticket -> {
-            BootstrapToken token = tokens.create();
+            BootstrapToken token = tokens.create(nodeName);
             ticket.setK3S(K3sJoin.newBuilder()
                     .setServerUrl("https://" + cluster.apiServerEndpoint())
                     .setCaCertHash(CaHashes.caCertHash(ca.certificate()))

@@ -46,7 +46,7 @@ public class KubeadmPlan implements KubernetesJoinPlan {
         return ticket -> {
             String kubeletCert = signer.sign(csr);
             List<ControlPlaneFile> files = controlPlaneNode ? controlPlane.files() : List.of();
-            BootstrapToken token = tokens.create();
+            BootstrapToken token = tokens.create(nodeName);
             ticket.setKubeadm(KubeadmJoin.newBuilder()
                     .setApiServerEndpoint(cluster.apiServerEndpoint())
                     .setBootstrapToken(token.value())

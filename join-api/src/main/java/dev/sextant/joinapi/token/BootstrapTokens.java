@@ -14,17 +14,26 @@ import java.nio.charset.StandardCharsets;
 import java.security.SecureRandom;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 
 /**
  * Creates kubeadm/k3s bootstrap tokens: Secret {@code bootstrap-token-<id>} of type
  * {@code bootstrap.kubernetes.io/token} in kube-system (the API server only honours them there),
  * id {@code [a-z0-9]{6}}, secret {@code [a-z0-9]{16}}, expiring after the TTL (15 min), which the
- * API server's token cleaner enforces even if nobody deletes the Secret.
+ * API server's token cleaner enforces even if nobody deletes the Secret. Each names the node it was
+ * issued to and when, so {@link BootstrapTokenCleaner} deletes it as soon as that node has joined.
  */
 @Singleton
 public class BootstrapTokens {
     static final String GROUPS = "system:bootstrappers:kubeadm:default-node-token";
+    static final String NAMESPACE = "kube-system";
+    static final String ISSUED_BY = "sextant.dev/issued-by";
+    static final String ISSUER = "join-api";
+    /** The node the token was issued to (an annotation: a node name may be longer than a label value). */
+    static final String NODE = "sextant.dev/node-name";
+    /** When it was issued (RFC 3339, UTC): a node that has run since then has used its token. */
+    static final String ISSUED_AT = "sextant.dev/issued-at";
     private static final String ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789";
     private static final int ATTEMPTS = 3;
 
@@ -44,13 +53,13 @@ public class BootstrapTokens {
         this.ttl = ttl;
     }
 
-    /** A new token, stored as its Secret; the caller hands it out. */
-    public BootstrapToken create() throws Refusal {
+    /** A new token for the node {@code nodeName}, stored as its Secret; the caller hands it out. */
+    public BootstrapToken create(String nodeName) throws Refusal {
         for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
-            BootstrapToken token = new BootstrapToken(randomString(6), randomString(16),
-                    clock.instant().plus(ttl).truncatedTo(ChronoUnit.SECONDS));
+            Instant now = clock.instant().truncatedTo(ChronoUnit.SECONDS);
+            BootstrapToken token = new BootstrapToken(randomString(6), randomString(16), now.plus(ttl));
             try {
-                api.createNamespacedSecret("kube-system", secret(token)).execute();
+                api.createNamespacedSecret(NAMESPACE, secret(token, nodeName, now)).execute();
                 return token;
             } catch (ApiException e) {
                 // 409: a 1-in-2e9 id collision with a live token; draw a new id.
@@ -62,10 +71,12 @@ public class BootstrapTokens {
         throw new Refusal(JoinRefusal.INTERNAL, "could not find a free bootstrap token id");
     }
 
-    private static V1Secret secret(BootstrapToken token) {
+    private static V1Secret secret(BootstrapToken token, String nodeName, Instant issued) {
         return new V1Secret().apiVersion("v1").kind("Secret").type("bootstrap.kubernetes.io/token")
-                .metadata(new V1ObjectMeta().name(token.secretName()).namespace("kube-system")
-                        .putLabelsItem("sextant.dev/issued-by", "join-api"))
+                .metadata(new V1ObjectMeta().name(token.secretName()).namespace(NAMESPACE)
+                        .putLabelsItem(ISSUED_BY, ISSUER)
+                        .putAnnotationsItem(NODE, nodeName)
+                        .putAnnotationsItem(ISSUED_AT, issued.toString()))
                 .putDataItem("description", bytes("issued by the Sextant join service to an attested node"))
                 .putDataItem("token-id", bytes(token.id()))
                 .putDataItem("token-secret", bytes(token.secret()))

@@ -6,24 +6,27 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import com.google.protobuf.ByteString;
 import dev.sextant.grpcsupport.Refusal;
+import dev.sextant.grpcsupport.unix.ProcessUid;
+import dev.sextant.grpcsupport.unix.UnixSocketGrpcServer;
 import dev.sextant.joinapi.refusal.JoinRefusal;
 import dev.sextant.proto.v1.GetDataKeysRequest;
 import dev.sextant.proto.v1.GetDataKeysResponse;
 import dev.sextant.proto.v1.KeyServiceGrpc;
-import io.grpc.Server;
 import io.grpc.Status;
-import io.grpc.netty.NettyServerBuilder;
 import io.grpc.stub.StreamObserver;
-import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Comparator;
+import java.util.Set;
+import java.util.stream.Stream;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
-@DisplayName("KeyServiceClient: a ticket's keys by name from one KMS call, no key it does not use, only whole answers")
+@DisplayName("KeyServiceClient: a ticket's keys by name from one call on the KMS socket, no key it does not use, only whole answers")
 class KeyServiceClientTest {
     private static final String UUID = "6f8c2e1a-3b4d-4e5f-8a9b-0c1d2e3f4a5b";
 
@@ -67,6 +70,20 @@ class KeyServiceClientTest {
     }
 
     @Test
+    @DisplayName("no KMS on the socket (not started yet, or restarting): KMS_UNAVAILABLE, telling the node to retry")
+    void noKmsOnTheSocket() throws Exception {
+        Path dir = Files.createTempDirectory("sextant-no-kms");
+        KeyServiceClient client = new KeyServiceClient(dir.resolve("kms.sock"), Duration.ofSeconds(2));
+        try {
+            Refusal r = assertThrows(Refusal.class, () -> client.diskKey(UUID));
+            assertEquals(JoinRefusal.KMS_UNAVAILABLE, r.reason());
+        } finally {
+            client.close();
+            Files.delete(dir);
+        }
+    }
+
+    @Test
     @DisplayName("a KMS that is down: KMS_UNAVAILABLE, telling the node to retry")
     void kmsDown() throws Exception {
         try (Kms kms = new Kms(request -> {
@@ -93,14 +110,16 @@ class KeyServiceClientTest {
         return ByteString.copyFrom(key);
     }
 
-    /** A KeyService on a loopback port answering with {@code answer}, and a client of it. */
+    /** A KeyService on a Unix socket answering with {@code answer}, and a client of it. */
     private static final class Kms implements AutoCloseable {
-        final Server server;
+        final Path dir;
+        final UnixSocketGrpcServer server;
         final KeyServiceClient client;
 
         Kms(Function<GetDataKeysRequest, GetDataKeysResponse> answer) throws Exception {
-            server = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0))
-                    .addService(new KeyServiceGrpc.KeyServiceImplBase() {
+            dir = Files.createTempDirectory("sextant-kms-client-test");
+            server = new UnixSocketGrpcServer("a test KMS", dir.resolve("kms/kms.sock"), ProcessUid.current(),
+                    Set.of(ProcessUid.current()), uid -> { }, builder -> builder.addService(new KeyServiceGrpc.KeyServiceImplBase() {
                         @Override
                         public void getDataKeys(GetDataKeysRequest request, StreamObserver<GetDataKeysResponse> out) {
                             try {
@@ -110,14 +129,17 @@ class KeyServiceClientTest {
                                 out.onError(e);
                             }
                         }
-                    }).build().start();
-            client = new KeyServiceClient("127.0.0.1:" + server.getPort(), Duration.ofSeconds(5));
+                    }));
+            client = new KeyServiceClient(server.socket(), Duration.ofSeconds(5));
         }
 
         @Override
         public void close() throws Exception {
             client.close();
-            server.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+            server.close();
+            try (Stream<Path> files = Files.walk(dir)) {
+                files.sorted(Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+            }
         }
     }
 }

@@ -10,6 +10,11 @@ import jakarta.inject.Singleton;
 import dev.sextant.serviceconfig.JoinServiceConfig;
 import dev.sextant.serviceconfig.KmsConfig;
 import dev.sextant.serviceconfig.ServerPorts;
+import java.net.StandardProtocolFamily;
+import java.net.UnixDomainSocketAddress;
+import java.nio.channels.SocketChannel;
+import java.util.Set;
+import java.util.function.BooleanSupplier;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -19,7 +24,10 @@ import java.net.Socket;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.Properties;
+import java.io.Reader;
 
 /**
  * The cluster's etcd member, the KMS and the join service as services of this node, for a control plane
@@ -27,7 +35,8 @@ import java.util.Optional;
  * alike: their configuration and secrets go to files under {@link NodeLocalSettings#dir()}
  * (0600 for secrets; on the encrypted state disk, so they survive a reboot), then systemd starts the
  * image's units for them: sextant-etcd.service first, and once etcd answers, sextant-kms.service and
- * sextant-join.service. They outlive the bootstrapper, which exits after init. The join service reaches
+ * sextant-join.service. They outlive the bootstrapper, which exits after init. The KMS has no TCP port: it serves
+ * on a Unix socket in the RuntimeDirectory its unit makes (0700 root) and answers the join service's uid only. The join service reaches
  * etcd on loopback with a client certificate of the etcd CA, which is derived from the master secret
  * ({@link ControlPlaneEtcd}); it issues no bootstrap tokens (there is no API server to honour them) and
  * signs kubelet certificates with a cluster CA made here, as k3s would have made one.
@@ -37,6 +46,11 @@ public final class NodeLocalServices implements Deployer {
     private static final String WRITTEN_BY = "written by the Sextant bootstrapper when this control plane first started its services";
     private static final List<String> KMS = List.of("sextant-kms.service");
     private static final List<String> KMS_AND_JOIN = List.of("sextant-kms.service", "sextant-join.service");
+    /**
+     * sextant-join.service runs as root (it reads the firmware event log and the node's secret files): the one uid
+     * the node-local KMS answers. Other users cannot even reach the socket (its RuntimeDirectory is 0700 root).
+     */
+    static final int JOIN_SERVICE_UID = 0;
     private final NodeLocalSettings settings;
     private final Systemctl systemctl;
     private final ControlPlaneEtcd etcd;
@@ -135,6 +149,7 @@ public final class NodeLocalServices implements Deployer {
         byte[] secret = new byte[0];
         byte[] salt = new byte[0];
         try {
+            socketKmsProperties();
             identity = etcd.identity();
             if (identity.isPresent()) {
                 secret = Files.readAllBytes(settings.dir().resolve("kms/mastersecret"));
@@ -158,17 +173,39 @@ public final class NodeLocalServices implements Deployer {
                 + (identity.isPresent() ? "; etcd " + standing.label() + " with certificates issued afresh" : ""), standing);
     }
 
+    /**
+     * A kms.properties written before the KMS served on a Unix socket names neither the socket nor the uid it
+     * answers, and the KMS's defaults (the pod's) would refuse this node's join service: it is written again,
+     * with the master-secret files it names. One written since is left as it is.
+     */
+    private void socketKmsProperties() throws IOException {
+        Path file = settings.dir().resolve("kms.properties");
+        Properties written = new Properties();
+        try (Reader in = Files.newBufferedReader(file)) {
+            written.load(in);
+        }
+        if (written.getProperty(KmsConfig.SOCKET) == null || written.getProperty(KmsConfig.PEER_UIDS) == null) {
+            KmsConfig before = KmsConfig.from(Map.of(KmsConfig.MASTER_SECRET_FILE, written.getProperty(KmsConfig.MASTER_SECRET_FILE, ""),
+                    KmsConfig.SALT_FILE, written.getProperty(KmsConfig.SALT_FILE, "")));
+            Files.writeString(file, kmsConfig(before.masterSecretFile(), before.saltFile()).toPropertiesText("rewritten by the Sextant bootstrapper: the KMS serves on a Unix socket now"));
+        }
+    }
+
     /** The KMS, and the join service when it has a configuration, until they listen; returns their units. */
     private List<String> startServices(boolean join) throws ClusterServicesException, InterruptedException {
         List<String> units = join ? KMS_AND_JOIN : KMS;
         systemctl.start(units);
-        awaitListening(units, join ? List.of(settings.kmsPort(), settings.joinPort()) : List.of(settings.kmsPort()));
+        awaitListening(units, settings.kmsSocket(), join ? List.of(settings.joinPort()) : List.of());
         return units;
     }
 
     private KmsConfig kmsConfig(Path kms) {
-        // The join service's management port is 9091 on this node.
-        return new KmsConfig(ServerPorts.of(settings.kmsPort(), 9092), kms.resolve("mastersecret"), kms.resolve("salt"), false);
+        return kmsConfig(kms.resolve("mastersecret"), kms.resolve("salt"));
+    }
+
+    private KmsConfig kmsConfig(Path masterSecret, Path salt) {
+        // The join service's management port is 9091 on this node. The KMS answers sextant-join.service's uid only.
+        return KmsConfig.of(9092, settings.kmsSocket(), Set.of(JOIN_SERVICE_UID), masterSecret, salt);
     }
 
     private JoinServiceConfig joinConfig(JoinServiceInput join, KmsConfig kms, EtcdTlsFiles etcdClient)
@@ -198,7 +235,7 @@ public final class NodeLocalServices implements Deployer {
         return defaults.toBuilder()
                 .ports(new ServerPorts(Optional.of(settings.joinPort()), Optional.empty()))
                 .kubernetes(noKubernetes)
-                .kms(new JoinServiceConfig.Kms("127.0.0.1:" + settings.kmsPort(), defaults.kms().deadline()))
+                .kms(new JoinServiceConfig.Kms(kms.socket(), defaults.kms().deadline()))
                 .apiServerEndpoint(join.apiServerEndpoint())
                 .measurementSaltFile(salt)
                 .measurements(new JoinServiceConfig.Measurements(measurements, publicKey, defaults.measurements().pollInterval()))
@@ -219,18 +256,35 @@ public final class NodeLocalServices implements Deployer {
 
     /**
      * A started unit is not a serving one (a JVM that dies at start-up still "started"): wait for
-     * the ports, and when they stay closed say what systemd knows about the units.
+     * the KMS's socket and the ports, and when one stays closed say what systemd knows about the units.
      */
-    private void awaitListening(List<String> units, List<Integer> ports) throws ClusterServicesException, InterruptedException {
+    private void awaitListening(List<String> units, Path kmsSocket, List<Integer> ports)
+            throws ClusterServicesException, InterruptedException {
         long deadline = System.nanoTime() + settings.readyTimeout().toNanos();
+        await(units, deadline, "the KMS socket " + kmsSocket, () -> listening(kmsSocket));
         for (int port : ports) {
-            while (!listening(port)) {
-                if (System.nanoTime() > deadline) {
-                    throw new ClusterServicesException("nothing listens on port " + port + " " + settings.readyTimeout().toSeconds()
-                            + " s after starting " + String.join(" ", units) + "; systemctl status:\n" + systemctl.status(units));
-                }
-                Thread.sleep(500);
+            await(units, deadline, "port " + port, () -> listening(port));
+        }
+    }
+
+    private void await(List<String> units, long deadline, String what, BooleanSupplier listening)
+            throws ClusterServicesException, InterruptedException {
+        while (!listening.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                throw new ClusterServicesException("nothing listens on " + what + " " + settings.readyTimeout().toSeconds()
+                        + " s after starting " + String.join(" ", units) + "; systemctl status:\n" + systemctl.status(units));
             }
+            Thread.sleep(500);
+        }
+    }
+
+    /** The kernel accepts a connection on the socket: the KMS has bound it and listens (who it then answers is its own check). */
+    private static boolean listening(Path socket) {
+        try (SocketChannel channel = SocketChannel.open(StandardProtocolFamily.UNIX)) {
+            channel.connect(UnixDomainSocketAddress.of(socket));
+            return true;
+        } catch (IOException e) {
+            return false;
         }
     }
 

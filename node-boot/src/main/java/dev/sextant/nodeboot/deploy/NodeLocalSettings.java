@@ -10,10 +10,11 @@ import java.time.Duration;
  *
  * @param dir            where their configuration, secrets, bindings and cluster CA are written, and etcd's
  *                       data: on the encrypted state disk (mounted at /var/lib/rancher), so a rebooted node keeps them
- * @param kmsPort        the KMS's gRPC port on this node
+ * @param kmsSocket      the KMS's Unix socket (its only way in: it has no TCP port for keys), in the RuntimeDirectory
+ *                       sextant-kms.service makes for it (/run/sextant/kms, 0700 root)
  * @param joinPort       the join service's gRPC port on this node
  * @param joinTpm        the TPM the join service attests itself with ("" = it does not attest itself)
- * @param readyTimeout   how long init waits for etcd to answer and for both ports to accept connections (JVMs under TCG are slow)
+ * @param readyTimeout   how long init waits for etcd to answer and for the KMS's socket and the join port to accept connections (JVMs under TCG are slow)
  * @param etcdClientPort etcd's client port (TLS, client certificates of the etcd CA only)
  * @param etcdPeerPort   etcd's peer port (the same)
  * @param etcdAdvertiseHost       the host this node's member advertises to peers and clients ("" = its DNS name
@@ -27,7 +28,7 @@ import java.time.Duration;
 @ConfigurationProperties("sextant.services")
 public record NodeLocalSettings(
         @Bindable(defaultValue = "/var/lib/rancher/sextant/services") Path dir,
-        @Bindable(defaultValue = "9000") int kmsPort,
+        @Bindable(defaultValue = "/run/sextant/kms/kms.sock") Path kmsSocket,
         @Bindable(defaultValue = "9090") int joinPort,
         @Bindable(defaultValue = "") String joinTpm,
         @Bindable(defaultValue = "5m") Duration readyTimeout,

@@ -3,6 +3,7 @@ package dev.sextant.nodeboot.bringup;
 import dev.sextant.etcd.client.EndpointStatus;
 import dev.sextant.nodeboot.deploy.ControlPlaneEtcd;
 import dev.sextant.nodeboot.deploy.EtcdProbe;
+import dev.sextant.nodeboot.deploy.KmsSocketStandIn;
 import dev.sextant.nodeboot.deploy.KubernetesServices;
 import dev.sextant.nodeboot.deploy.KubernetesServicesSettings;
 import dev.sextant.nodeboot.deploy.NodeLocalServices;
@@ -52,6 +53,7 @@ public final class TestNode implements AutoCloseable {
     /** Where its node-local services' files go (under the state mount), on the default ports. */
     public final NodeLocalSettings nodeLocalSettings;
     private final ServerSocket services;
+    private final KmsSocketStandIn kmsSocket;
 
     public TestNode(Path dir, FakeLuks luks, PcrMarker marker, KubernetesDriver kubernetes) throws IOException {
         this.dir = dir;
@@ -79,8 +81,9 @@ public final class TestNode implements AutoCloseable {
         };
         // etcd's "unit" answers at once, as a leader of its own (the deployer's real etcd runs in ControlPlaneEtcdTest).
         EtcdProbe etcd = (endpoint, tls, timeout) -> new EndpointStatus(endpoint, 1, 1, 2, 4, 4, false, "3.4.23", List.of());
+        this.kmsSocket = new KmsSocketStandIn(run.resolve("sextant/kms/kms.sock"));
         this.nodeLocalSettings = new NodeLocalSettings(dir.resolve("state/sextant/services"),
-                services.getLocalPort(), services.getLocalPort(), "", Duration.ofSeconds(5), 2379, 2380, "", 0, 0, "sextant",
+                kmsSocket.socket(), services.getLocalPort(), "", Duration.ofSeconds(5), 2379, 2380, "", 0, 0, "sextant",
                 dir.resolve("hosts"));
         var nodeLocal = new NodeLocalServices(nodeLocalSettings, units, etcd);
         var dataVolumes = new DataVolumes(new DataVolumeSettings(false, "", "cp", "", dir, dir, dir, "x", dir,
@@ -109,5 +112,6 @@ public final class TestNode implements AutoCloseable {
     @Override
     public void close() throws IOException {
         services.close();
+        kmsSocket.close();
     }
 }

@@ -45,7 +45,7 @@ class ControlPlaneEtcdFilesTest {
     }
 
     private NodeLocalSettings settings(String advertiseHost, int advertisePeerPort, int advertiseClientPort) {
-        return new NodeLocalSettings(dir.resolve("services"), 9000, 9090, "", Duration.ofSeconds(5), 2379, 2380, advertiseHost,
+        return new NodeLocalSettings(dir.resolve("services"), Path.of("/run/sextant/kms/kms.sock"), 9090, "", Duration.ofSeconds(5), 2379, 2380, advertiseHost,
                 advertisePeerPort, advertiseClientPort, "demo", dir.resolve("hosts"));
     }
 
@@ -179,7 +179,7 @@ class ControlPlaneEtcdFilesTest {
     @DisplayName("the image's unit runs /usr/bin/etcd with the variable the deployer writes, from the file it writes, is not enabled, and the join unit starts after it")
     void unitMatchesTheDeployer() throws Exception {
         Map<String, String> unit = EtcdUnitAsProcess.unit();
-        ControlPlaneEtcd image = new ControlPlaneEtcd(new NodeLocalSettings(Path.of(EtcdUnitAsProcess.IMAGE_SERVICES_DIR), 9000, 9090, "",
+        ControlPlaneEtcd image = new ControlPlaneEtcd(new NodeLocalSettings(Path.of(EtcdUnitAsProcess.IMAGE_SERVICES_DIR), Path.of("/run/sextant/kms/kms.sock"), 9090, "",
                 Duration.ofMinutes(5), 2379, 2380, "", 0, 0, "sextant", Path.of("/etc/hosts")));
         assertEquals(image.environmentFile().toString(), unit.get("EnvironmentFile"));
         assertEquals(image.environmentFile().toString(), unit.get("ConditionPathExists"));

@@ -75,7 +75,7 @@ class KubernetesServicesTest {
     private KubernetesServices services() {
         return new KubernetesServices(new KubernetesServicesSettings("sextant/join-service@sha256:" + "a".repeat(64),
                 "sextant/kms@sha256:" + "b".repeat(64), 30090),
-                new NodeLocalSettings(servicesDir(), 9000, 9090, "", Duration.ofSeconds(5), 2379, 2380, "", 0, 0, "sextant",
+                new NodeLocalSettings(servicesDir(), Path.of("/run/sextant/kms/kms.sock"), 9090, "", Duration.ofSeconds(5), 2379, 2380, "", 0, 0, "sextant",
                         dir.resolve("hosts")), systemctl, probe);
     }
 

@@ -32,7 +32,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
+import java.util.Set;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -60,9 +62,14 @@ class NodeLocalServicesTest {
         return new EndpointStatus(endpoint, 7, learner ? 1 : 7, 2, 4, 4, learner, "3.4.23", List.of());
     };
 
-    /** Stand-ins for the two services' ports: listening as soon as "systemctl start" returned. */
-    private final ServerSocket kms = listen();
+    /** Stand-ins for the KMS's socket and the join service's port: listening as soon as "systemctl start" returned. */
+    private KmsSocketStandIn kms;
     private final ServerSocket join = listen();
+
+    @BeforeEach
+    void kmsListens() {
+        kms = new KmsSocketStandIn(dir.resolve("run/sextant/kms/kms.sock"));
+    }
 
     private static byte[] random() {
         byte[] b = new byte[32];
@@ -72,7 +79,7 @@ class NodeLocalServicesTest {
 
     private static ServerSocket listen() {
         try {
-            return new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
+            return new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -85,7 +92,7 @@ class NodeLocalServicesTest {
     }
 
     private NodeLocalSettings settings(int joinPort, Duration readyTimeout) {
-        return new NodeLocalSettings(dir.resolve("services"), kms.getLocalPort(), joinPort, "device:/dev/tpmrm0", readyTimeout,
+        return new NodeLocalSettings(dir.resolve("services"), kms.socket(), joinPort, "device:/dev/tpmrm0", readyTimeout,
                 2379, 2380, "", 0, 0, "sextant", dir.resolve("hosts"));
     }
 
@@ -121,8 +128,10 @@ class NodeLocalServicesTest {
         // Read back the way the services bind them: through the typed records.
         KmsConfig kms = KmsConfig.from(properties("kms.properties"));
         JoinServiceConfig join = JoinServiceConfig.from(properties("join.properties"));
-        assertEquals(Optional.of(this.kms.getLocalPort()), kms.ports().grpc());
-        assertEquals("127.0.0.1:" + this.kms.getLocalPort(), join.kms().endpoint());
+        assertEquals(Optional.empty(), kms.ports().grpc(), "the KMS has no gRPC port");
+        assertEquals(this.kms.socket(), kms.socket());
+        assertEquals(kms.socket(), join.kms().socket(), "the join service dials the KMS's socket");
+        assertEquals(Set.of(0), kms.peerUids(), "the KMS answers sextant-join.service's uid, root");
         assertEquals(Optional.of(this.join.getLocalPort()), join.ports().grpc());
         assertFalse(join.kubernetes().enabled());
         assertEquals(Optional.of("device:/dev/tpmrm0"), join.atls().serverTpm());
@@ -179,6 +188,23 @@ class NodeLocalServicesTest {
         assertEquals("etcd's own", Files.readString(written), "etcd's data dir is left alone");
         assertEquals(1, probed.size(), "etcd was waited for");
         assertTrue(Files.readString(dir.resolve("hosts")).contains("etcd-control-plane-0.internal.sextant"));
+    }
+
+    @Test
+    @DisplayName("after a reboot into a KMS that serves on a socket, a kms.properties of the loopback KMS is written again: the socket, root as the one caller, the same master-secret files")
+    void restartRewritesLoopbackKmsProperties() throws Exception {
+        services().deploy(signedInput());
+        Path file = dir.resolve("services/kms.properties");
+        KmsConfig written = KmsConfig.from(properties("kms.properties"));
+        Files.writeString(file, "grpc.server.port=9000\nmicronaut.server.port=9092\nsextant.kms.insecure-allow-remote-callers=false\n"
+                + "sextant.kms.master-secret-file=" + written.masterSecretFile() + "\nsextant.kms.salt-file=" + written.saltFile() + "\n");
+
+        services().restart();
+
+        assertEquals(written, KmsConfig.from(properties("kms.properties")));
+        String rewritten = Files.readString(file);
+        services().restart();
+        assertEquals(rewritten, Files.readString(file), "written once; a current file is left as it is");
     }
 
     private static final Map<String, String> TICKET_MEMBERS = members("control-plane-0", "https://etcd-control-plane-0.internal.sextant:2380",
@@ -349,6 +375,18 @@ class NodeLocalServicesTest {
         ClusterServicesException e = assertThrows(ClusterServicesException.class,
                 () -> services(runner, closedPort, Duration.ofMillis(600), etcd).deploy(signedInput()));
         assertTrue(e.getMessage().contains("nothing listens on port " + closedPort) && e.getMessage().contains("status=1/FAILURE"),
+                e.getMessage());
+    }
+
+    @Test
+    @DisplayName("fail init when the KMS never listens on its socket, naming the socket and quoting systemd's status")
+    void kmsNeverListens() throws Exception {
+        kms.close();
+        CommandRunner runner = (argv, stdin) -> new CommandRunner.Result(0,
+                argv.get(1).equals("status") ? "sextant-kms.service: Main process exited, code=exited, status=1/FAILURE" : "", "");
+        ClusterServicesException e = assertThrows(ClusterServicesException.class,
+                () -> services(runner, join.getLocalPort(), Duration.ofMillis(600), etcd).deploy(signedInput()));
+        assertTrue(e.getMessage().contains("nothing listens on the KMS socket " + kms.socket()) && e.getMessage().contains("status=1/FAILURE"),
                 e.getMessage());
     }
 

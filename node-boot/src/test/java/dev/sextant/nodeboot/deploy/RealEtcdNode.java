@@ -30,7 +30,7 @@ public final class RealEtcdNode implements AutoCloseable {
     public final EtcdUnitAsProcess systemd;
     public final NodeLocalSettings settings;
     public final NodeLocalServices services;
-    private final ServerSocket kms;
+    private final KmsSocketStandIn kms;
     private final ServerSocket join;
 
     public RealEtcdNode(Path dir) throws IOException {
@@ -41,10 +41,10 @@ public final class RealEtcdNode implements AutoCloseable {
     public RealEtcdNode(Path dir, String advertiseHost) throws IOException {
         EtcdInstalled.require();
         this.dir = dir;
-        this.kms = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+        this.kms = new KmsSocketStandIn(dir.resolve("run/kms/kms.sock"));
         this.join = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
         this.systemd = new EtcdUnitAsProcess(dir.resolve("services"), dir.resolve("etcd.log"));
-        this.settings = new NodeLocalSettings(dir.resolve("services"), kms.getLocalPort(), join.getLocalPort(), "",
+        this.settings = new NodeLocalSettings(dir.resolve("services"), kms.socket(), join.getLocalPort(), "",
                 Duration.ofSeconds(30), PORTS.next(), PORTS.next(), advertiseHost, 0, 0, CLUSTER, dir.resolve("hosts"));
         this.services = new NodeLocalServices(settings, systemd, new EtcdStatusProbe());
     }
