@@ -47,7 +47,7 @@ class EtcdDataVolumeTest {
 
     @BeforeEach
     void node() throws Exception {
-        NodeLocalSettings services = new NodeLocalSettings(dir.resolve("state/sextant/services"), 9000, 9090, "",
+        NodeLocalSettings services = new NodeLocalSettings(dir.resolve("state/sextant/services"), Path.of("/run/sextant/kms/kms.sock"), 9090, "",
                 Duration.ofSeconds(5), 2379, 2380, "", 0, 0, "test", dir.resolve("hosts"));
         dataDir = ControlPlaneEtcd.dataDir(services);
         Files.createDirectories(dir.resolve("sys/block/vdb"));
