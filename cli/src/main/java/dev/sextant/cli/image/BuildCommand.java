@@ -27,8 +27,8 @@ import java.util.concurrent.Callable;
 import java.util.stream.Stream;
 
 @Command(name = "build",
-        footer = {"  sextant image build --out out/image --image-version 1.4.0 --ek-ca ca/ca-cert.pem \\",
-                "      --signing-key keys/measurements-key.pem"},
+        footer = {"  sextant image build --out out/image --image-version 1.4.0 \\",
+                "      --ek-ca ca/ca-cert.pem --signing-key keys/measurements-key.pem"},
         description = {"Build the node image with mkosi (UKI, erofs root under dm-verity) shipping the node software",
                 "and the EK CA its nodes verify their join service's TPM against (--ek-ca; PCR 11 covers it),",
                 "with its version in the image's os-release (--image-version; PCR 11 covers it too),",
