@@ -1,5 +1,6 @@
 package dev.sextant.imagebuilder;
 
+import dev.sextant.attestation.policy.ImageMeasurements;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -7,7 +8,6 @@ import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.Optional;
-import java.util.regex.Pattern;
 
 /**
  * An image's version, as mkosi writes it into the image's os-release ({@code IMAGE_VERSION}), which
@@ -17,14 +17,10 @@ import java.util.regex.Pattern;
  */
 public record ImageVersion(String value) {
     public static final String OUT_FILE = "image-version";
-    private static final Pattern VALID = Pattern.compile("[0-9a-z][0-9a-z._-]{0,63}");
     private static final DateTimeFormatter BUILD_TIME = DateTimeFormatter.ofPattern("yyyyMMdd.HHmmss").withZone(ZoneOffset.UTC);
 
     public ImageVersion {
-        if (value == null || !VALID.matcher(value).matches()) {
-            throw new IllegalArgumentException("an image version is 1 to 64 characters of 0-9, a-z, '.', '_' and '-',"
-                    + " starting with a digit or letter (os-release's IMAGE_VERSION), not \"" + value + "\"");
-        }
+        ImageMeasurements.checkedVersion(value);
     }
 
     /** The version of an image built at {@code time} without one given: its UTC time, {@code YYYYMMDD.HHMMSS}. */

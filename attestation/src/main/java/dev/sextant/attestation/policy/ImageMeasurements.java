@@ -9,16 +9,22 @@ import java.util.regex.Pattern;
 public record ImageMeasurements(String imageVersion, Measurements measurements) {
     /** The version a format-1 set's one image gets: it was written before images had versions. */
     public static final String UNVERSIONED = "unversioned";
-    /** os-release's rule for IMAGE_VERSION, as the image builder enforces it. */
+    /** os-release's rule for IMAGE_VERSION; the image builder holds its versions to it too. */
     private static final Pattern VERSION = Pattern.compile("[0-9a-z][0-9a-z._-]{0,63}");
 
     public ImageMeasurements {
-        if (imageVersion == null || !VERSION.matcher(imageVersion).matches()) {
-            throw new IllegalArgumentException("an image version is 1 to 64 characters of 0-9, a-z, '.', '_' and '-',"
-                    + " starting with a digit or letter, not \"" + imageVersion + "\"");
-        }
+        checkedVersion(imageVersion);
         if (measurements == null) {
             throw new IllegalArgumentException("image " + imageVersion + " needs its measurements");
         }
+    }
+
+    /** {@code version} if os-release would take it as IMAGE_VERSION; else an error saying the rule. */
+    public static String checkedVersion(String version) {
+        if (version == null || !VERSION.matcher(version).matches()) {
+            throw new IllegalArgumentException("an image version is 1 to 64 characters of 0-9, a-z, '.', '_' and '-',"
+                    + " starting with a digit or letter (os-release's IMAGE_VERSION), not \"" + version + "\"");
+        }
+        return version;
     }
 }
