@@ -33,7 +33,7 @@ public final class MeasurementsFile {
     /** Writes {@code <file>.sig} for the file as it is now, after checking that it parses. */
     public static void sign(Path file, String privateKeyPem) throws MeasurementsException {
         byte[] content = read(file);
-        Measurements.parse(content);
+        MeasurementSet.parse(content);
         PrivateKey key = privateKey(privateKeyPem);
         try {
             Signature s = Signature.getInstance(algorithm(key));
@@ -89,6 +89,26 @@ public final class MeasurementsFile {
 
     private static VersionedMeasurements verifyVersioned(byte[] content, byte[] signatureText, String publicKeyPem,
                                                          String sigFile, String file) throws MeasurementsException {
+        checkSignature(content, signatureText, publicKeyPem, sigFile, file);
+        return MeasurementsJson.parseVersioned(content);
+    }
+
+    /** Checks {@code <file>.sig} with the public key, then parses the file as a set (format 2, or 1 as one image). */
+    public static MeasurementSet verifySet(Path file, String publicKeyPem) throws MeasurementsException {
+        Path sigFile = signatureFile(file);
+        byte[] content = read(file);
+        checkSignature(content, read(sigFile), publicKeyPem, sigFile.toString(), file.toString());
+        return MeasurementSet.parse(content);
+    }
+
+    /** As {@link #verifySet(Path, String)} for a set that arrived as bytes: {@code signatureText} is what {@code <file>.sig} holds. */
+    public static MeasurementSet verifySet(byte[] content, byte[] signatureText, String publicKeyPem) throws MeasurementsException {
+        checkSignature(content, signatureText, publicKeyPem, "the signature", "the measurement set");
+        return MeasurementSet.parse(content);
+    }
+
+    private static void checkSignature(byte[] content, byte[] signatureText, String publicKeyPem,
+                                       String sigFile, String file) throws MeasurementsException {
         byte[] signature;
         try {
             signature = Base64.getMimeDecoder().decode(signatureText);
@@ -109,7 +129,6 @@ public final class MeasurementsFile {
             throw new MeasurementsException(sigFile + " is not a valid signature of " + file
                     + " by the given " + key.getAlgorithm() + " public key (file changed, or signed with another key)");
         }
-        return MeasurementsJson.parseVersioned(content);
     }
 
     static String algorithm(Key key) throws MeasurementsException {
