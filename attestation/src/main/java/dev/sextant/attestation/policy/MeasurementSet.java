@@ -101,6 +101,33 @@ public record MeasurementSet(long version, Variant variant, List<ImageMeasuremen
         return new ImageMatch.Mismatch(failures);
     }
 
+    /**
+     * The set that starts a rollout: this one, admitting {@code image} as well, under {@code newVersion}.
+     * An image already admitted under the same version is not added twice (a resumed rollout).
+     */
+    public MeasurementSet admitting(ImageMeasurements image, long newVersion) {
+        if (images.stream().anyMatch(i -> i.imageVersion().equals(image.imageVersion()))) {
+            return new MeasurementSet(newVersion, variant, images, retired, Optional.empty());
+        }
+        List<ImageMeasurements> admitted = new ArrayList<>(images);
+        admitted.add(image);
+        return new MeasurementSet(newVersion, variant, admitted, retired, Optional.empty());
+    }
+
+    /**
+     * The set that ends a rollout: only {@code kept} admitted, every other admitted image moved to
+     * {@code retired}, under {@code newVersion}.
+     */
+    public MeasurementSet retiringAllBut(String kept, long newVersion) {
+        List<ImageMeasurements> keep = images.stream().filter(i -> i.imageVersion().equals(kept)).toList();
+        if (keep.isEmpty()) {
+            throw new IllegalArgumentException("image " + kept + " is not admitted by measurement set " + version);
+        }
+        List<ImageMeasurements> gone = new ArrayList<>(retired);
+        images.stream().filter(i -> !i.imageVersion().equals(kept)).forEach(gone::add);
+        return new MeasurementSet(newVersion, variant, keep, gone, Optional.empty());
+    }
+
     /** Parses and validates a set's JSON, format 2 or 1 ({@link MeasurementSetJson}). */
     public static MeasurementSet parse(byte[] json) throws MeasurementsException {
         return MeasurementSetJson.parse(json);

@@ -101,6 +101,16 @@ public record MiniLayout(Path dir) {
         return nodeDir(node).resolve("launch.json");
     }
 
+    /** The boot disk image a node booted before an upgrade replaced it, kept until the upgrade is through. */
+    public Path previousBootDisk(String node) {
+        return nodeDir(node).resolve("boot-disk.previous");
+    }
+
+    /** Where an upgrade keeps the images it rolls out, one hard link per image version. */
+    public Path imageOfVersion(String version) {
+        return dir.resolve("images").resolve(version + ".raw");
+    }
+
     public Path stateDisk(String node) {
         return nodeDir(node).resolve("state-disk.raw");
     }

@@ -43,6 +43,11 @@ public record NodeLaunch(String image, String tpmState, String stateDisk, int me
                 config.memoryMiB(), config.accel(), config.guestPorts(), config.hostPorts(), config.settings());
     }
 
+    /** The same launch booting another disk image (an image upgrade replaces the boot disk, nothing else). */
+    public NodeLaunch withImage(Path other) {
+        return new NodeLaunch(other.toString(), tpmState, stateDisk, memoryMiB, accel, guestPorts, hostPorts, settings);
+    }
+
     /** The node's configuration again, its processes outliving the command like every mini node's. */
     public NodeConfig config(HostTools tools, Path workDir) {
         return NodeConfig.of(tools, Path.of(image), workDir, guestPorts).withTpmState(Path.of(tpmState))
