@@ -27,7 +27,7 @@ class MeasurementSetRolloutTest {
     }
 
     private static ImageMeasurements imageB() throws MeasurementsException {
-        return set("{\"imageVersion\": \"B\", \"measurements\": " + image("bb") + "}").images().get(0);
+        return set("{\"imageVersion\": \"b\", \"measurements\": " + image("bb") + "}").images().get(0);
     }
 
     private static List<String> versions(List<ImageMeasurements> images) {
@@ -37,23 +37,23 @@ class MeasurementSetRolloutTest {
     @Test
     @DisplayName("the rollout set admits the old image and the new under the next version; admitting the new again adds nothing")
     void admitsBoth() throws Exception {
-        MeasurementSet inForce = set("{\"imageVersion\": \"A\", \"measurements\": " + image("aa") + "}");
+        MeasurementSet inForce = set("{\"imageVersion\": \"a\", \"measurements\": " + image("aa") + "}");
         MeasurementSet rollout = inForce.admitting(imageB(), 8);
 
         assertEquals(8, rollout.version());
-        assertEquals(List.of("A", "B"), versions(rollout.images()));
-        assertEquals(List.of("A", "B"), versions(rollout.admitting(imageB(), 9).images()));
+        assertEquals(List.of("a", "b"), versions(rollout.images()));
+        assertEquals(List.of("a", "b"), versions(rollout.admitting(imageB(), 9).images()));
     }
 
     @Test
     @DisplayName("the retiring set admits only the new image and keeps the old one's PCRs under retired")
     void retiresTheOld() throws Exception {
-        MeasurementSet rollout = set("{\"imageVersion\": \"A\", \"measurements\": " + image("aa") + "}").admitting(imageB(), 8);
-        MeasurementSet retiring = rollout.retiringAllBut("B", 9);
+        MeasurementSet rollout = set("{\"imageVersion\": \"a\", \"measurements\": " + image("aa") + "}").admitting(imageB(), 8);
+        MeasurementSet retiring = rollout.retiringAllBut("b", 9);
 
-        assertEquals(List.of("B"), versions(retiring.images()));
-        assertEquals(List.of("A"), versions(retiring.retired()));
+        assertEquals(List.of("b"), versions(retiring.images()));
+        assertEquals(List.of("a"), versions(retiring.retired()));
         assertEquals(9, retiring.version());
-        assertThrows(IllegalArgumentException.class, () -> rollout.retiringAllBut("C", 9));
+        assertThrows(IllegalArgumentException.class, () -> rollout.retiringAllBut("c", 9));
     }
 }
