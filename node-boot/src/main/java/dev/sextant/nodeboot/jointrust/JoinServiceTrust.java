@@ -39,6 +39,14 @@ import java.util.TreeMap;
  *       exactly what the node lock leaves for that cluster ID: SHA-256(0^32 || SHA-256(cluster ID)).
  *       A bootstrapped node of another cluster built from the same image is refused. Checked on the
  *       {@link AttestedState} after the document verifier.</li>
+ *   <li>On a rejoin, PCR 4, 9 and 11 are NOT compared with the node's own: during an image rollout
+ *       (docs/image-upgrades.md) a node on the new image rejoins through a control plane still on the
+ *       old one, and the other way round. What a rejoin takes is one thing, the state disk's key, and
+ *       the node holds every key against its TPM's remembered key check before it tries it
+ *       ({@code DiskUnlocker}), so a service that is not the cluster's can keep the node locked, which
+ *       the host can anyway, but cannot open another disk for it. Which images the cluster admits is the
+ *       join service's business, through the set in force. PCR 12 and 13 (the UKI's add-ons and the
+ *       command line given to it) must still equal the node's own.</li>
  *   <li>Its AK chains to the EK CA in the node's image ({@link TrustedEkCa}), never to one the
  *       host offers: a host with a CA of its own could otherwise certify a software TPM that
  *       replays the public PCR values above.</li>
@@ -55,6 +63,8 @@ public final class JoinServiceTrust {
     private static final Logger LOG = LoggerFactory.getLogger(JoinServiceTrust.class);
     /** Boot chain (4), kernel and initrd (9), UKI sections incl. the dm-verity root hash (11), the rest of the UKI (12, 13). */
     static final List<Integer> IMAGE_PCRS = List.of(4, 9, 11, 12, 13);
+    /** What a rejoin still compares with the node's own: the PCRs every image leaves at their zero state. */
+    static final List<Integer> REJOIN_PCRS = List.of(12, 13);
     static final int CLUSTER_PCR = 15;
 
     private final JoinServiceTrustSettings settings;
@@ -73,7 +83,7 @@ public final class JoinServiceTrust {
      *                               read: the node must not join
      */
     public AttestationVerifier verifier() {
-        return verifier(JoinServiceTrust::bootstrapped);
+        return verifier(IMAGE_PCRS, JoinServiceTrust::bootstrapped);
     }
 
     /**
@@ -84,7 +94,7 @@ public final class JoinServiceTrust {
      */
     public AttestationVerifier rejoinVerifier(byte[] clusterIdDigest) {
         byte[] expected = markOf(clusterIdDigest);
-        return verifier(state -> ofCluster(state, expected));
+        return verifier(REJOIN_PCRS, state -> ofCluster(state, expected));
     }
 
     /** What PCR 15 holds after the node lock's TPM2_PCR_Event over a cluster ID whose SHA-256 is {@code clusterIdDigest}. */
@@ -106,12 +116,12 @@ public final class JoinServiceTrust {
         AttestedState check(AttestedState state) throws AttestationRejected;
     }
 
-    private AttestationVerifier verifier(ClusterCheck cluster) {
+    private AttestationVerifier verifier(List<Integer> ownPcrs, ClusterCheck cluster) {
         if (settings.insecureSkipVerification()) {
             return insecure();
         }
         TrustedEkCa ekCa = TrustedEkCa.read(settings);
-        DocumentVerifier documents = new DocumentVerifier(new VerifierPolicy(ownImage(), ekCa.akTrust()));
+        DocumentVerifier documents = new DocumentVerifier(new VerifierPolicy(ownImage(ownPcrs), ekCa.akTrust()));
         AttestationVerifier verifier = (document, purpose, nonce, userData) ->
                 cluster.check(documents.verify(document, purpose, nonce, userData));
         return ekCa.fromHost() ? warnEveryTime(verifier) : verifier;
@@ -125,8 +135,8 @@ public final class JoinServiceTrust {
         };
     }
 
-    /** The image PCRs as this node's TPM reports them now, all enforced. */
-    private Measurements ownImage() {
+    /** {@code pcrs} as this node's TPM reports them now, all enforced. */
+    private Measurements ownImage(List<Integer> pcrs) {
         SortedMap<Integer, byte[]> own;
         try {
             own = ownTpm.pcr().readAll(TpmAlg.SHA256);
@@ -135,7 +145,7 @@ public final class JoinServiceTrust {
                     + e.getMessage(), e);
         }
         SortedMap<Integer, ExpectedValue> expected = new TreeMap<>();
-        for (int pcr : IMAGE_PCRS) {
+        for (int pcr : pcrs) {
             expected.put(pcr, new ExpectedValue(own.get(pcr), false));
         }
         return new Measurements(Variant.QEMU_VTPM, expected);

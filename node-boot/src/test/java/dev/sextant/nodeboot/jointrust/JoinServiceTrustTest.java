@@ -34,7 +34,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The node's policy for the join service, with swtpm as the node's own TPM and a software TPM as the service's. */
-@DisplayName("A node trusts a join service only if it runs the node's own image on a bootstrapped control plane")
+@DisplayName("A node trusts a join service only if it runs the node's own image on a bootstrapped control plane, or, on a rejoin, is of its cluster")
 class JoinServiceTrustTest {
     private static final byte[] NONCE = "ClientHello.random of this join".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] SPKI_HASH = sha256("the service's minted key");
@@ -80,6 +80,32 @@ class JoinServiceTrustTest {
                 () -> verify(trust(false).verifier(), service(o -> o.withPcr(9, sha256("another command line")))));
         assertEquals(Reason.PCR_MISMATCH, e.reason());
         assertTrue(e.getMessage().contains("PCR 9"), e.getMessage());
+    }
+
+    @Test
+    @DisplayName("on a rejoin, accepts a control plane of the node's cluster on another image (PCR 4, 9, 11 differ: a rollout)")
+    void rejoinAcrossAnImageRollout() throws Exception {
+        var state = verify(trust(false).rejoinVerifier(sha256("cluster ID")), service(o -> o
+                .withPcr(4, sha256("the next image's UKI")).withPcr(9, sha256("its initrd")).withPcr(11, sha256("its sections")),
+                JoinServiceTrust.markOf(sha256("cluster ID"))));
+        assertTrue(state.pcrs().containsKey(4));
+    }
+
+    @Test
+    @DisplayName("on a rejoin, refuses a service whose PCR 12 differs from the node's own (add-ons no image has)")
+    void rejoinRefusesAnotherPcr12() {
+        var e = assertThrows(AttestationRejected.class, () -> verify(trust(false).rejoinVerifier(sha256("cluster ID")),
+                service(o -> o.withPcr(12, sha256("a host's add-on")), JoinServiceTrust.markOf(sha256("cluster ID")))));
+        assertEquals(Reason.PCR_MISMATCH, e.reason());
+        assertTrue(e.getMessage().contains("PCR 12"), e.getMessage());
+    }
+
+    @Test
+    @DisplayName("on a rejoin, refuses a service of another cluster, whatever image it runs")
+    void rejoinRefusesAnotherCluster() {
+        var e = assertThrows(AttestationRejected.class, () -> verify(trust(false).rejoinVerifier(sha256("cluster ID")),
+                service(o -> o, JoinServiceTrust.markOf(sha256("another cluster ID")))));
+        assertEquals(Reason.PCR_MISMATCH, e.reason());
     }
 
     @Test
@@ -168,11 +194,16 @@ class JoinServiceTrustTest {
 
     /** A join service that booted the node's image (no event log: the PCRs are set directly) on a bootstrapped node. */
     private static SoftwareTpmAttester service(UnaryOperator<SoftwareTpmOptions> change) {
+        return service(change, sha256("cluster ID"));
+    }
+
+    /** {@link #service(UnaryOperator)} with this PCR 15. */
+    private static SoftwareTpmAttester service(UnaryOperator<SoftwareTpmOptions> change, byte[] pcr15) {
         SoftwareTpmOptions options = SoftwareTpmOptions.defaults().withEvents(List.of());
         for (int pcr : JoinServiceTrust.IMAGE_PCRS) {
             options = options.withPcr(pcr, ownPcrs.get(pcr));
         }
-        return new SoftwareTpmAttester(EK_CA, change.apply(options.withPcr(15, sha256("cluster ID"))));
+        return new SoftwareTpmAttester(EK_CA, change.apply(options.withPcr(15, pcr15)));
     }
 
     private static dev.sextant.attestation.verify.AttestedState verify(AttestationVerifier verifier,
