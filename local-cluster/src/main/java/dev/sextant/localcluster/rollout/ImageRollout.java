@@ -25,13 +25,21 @@ public final class ImageRollout {
     private final NodeMachines machines;
     private final NodeVersions versions;
     private final Duration timeout;
+    private final Duration rollbackTimeout;
     private final Clock clock;
     private final Consumer<String> progress;
 
-    public ImageRollout(NodeMachines machines, NodeVersions versions, Duration timeout, Clock clock, Consumer<String> progress) {
+    /**
+     * @param timeout         how long a node has to come back on the new image
+     * @param rollbackTimeout how long it then has to come back on its old one (a known-good boot: never
+     *                        shorter than a normal reboot, however short {@code timeout} was set)
+     */
+    public ImageRollout(NodeMachines machines, NodeVersions versions, Duration timeout, Duration rollbackTimeout, Clock clock,
+                        Consumer<String> progress) {
         this.machines = machines;
         this.versions = versions;
         this.timeout = timeout;
+        this.rollbackTimeout = rollbackTimeout;
         this.clock = clock;
         this.progress = progress;
     }
@@ -109,7 +117,7 @@ public final class ImageRollout {
             machines.powerOff(name);
             machines.restoreBootDisk(name);
             machines.powerOn(name);
-            String proven = versions.awaitBack(name, timeout);
+            String proven = versions.awaitBack(name, rollbackTimeout);
             back = proven.equals(oldVersion);
             reason += back ? "; it is back and verified on image " + proven
                     : "; it came back on its old boot disk proving image " + proven + ", not " + oldVersion;

@@ -66,7 +66,7 @@ class ImageRolloutTest {
     }
 
     private static ImageRollout rollout(Cluster c) {
-        return new ImageRollout(c, c, Duration.ofSeconds(300), Clock.systemUTC(), line -> { });
+        return new ImageRollout(c, c, Duration.ofSeconds(300), Duration.ofSeconds(900), Clock.systemUTC(), line -> { });
     }
 
     private static final List<ImageRollout.Node> NODES = List.of(new ImageRollout.Node("worker-0", false),

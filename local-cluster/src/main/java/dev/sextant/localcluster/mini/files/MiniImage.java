@@ -66,7 +66,7 @@ public final class MiniImage {
         boolean refresh = !isCurrent(image, measurements, layout.image(), layout.measurements(),
                 MeasurementsFile.signatureFile(layout.measurements()));
         if (refresh) {
-            link(image, layout.image());
+            link(image, layout.image(), log);
             Files.copy(measurements, layout.measurements(), StandardCopyOption.REPLACE_EXISTING);
             MeasurementsFile.sign(layout.measurements(), Files.readString(layout.measurementsKey()));
             log.accept("image " + image + " linked as " + layout.image() + "; measurements signed with "
@@ -81,7 +81,7 @@ public final class MiniImage {
      * An image built without this cluster's EK CA boots, but its workers would wait for a join
      * service they can verify until the join times out: say so before anything boots.
      */
-    void requireEkCa(Path imageDir, EkCaBundle ca) throws IOException, BuildException {
+    public void requireEkCa(Path imageDir, EkCaBundle ca) throws IOException, BuildException {
         Path built = imageDir.resolve(EkCaBundle.OUT_FILE);
         if (!Files.isRegularFile(built) || !EkCaBundle.read(List.of(built)).certificates().containsAll(ca.certificates())) {
             throw new IOException("the image in " + imageDir + " was not built with this mini cluster's EK CA "
@@ -104,7 +104,8 @@ public final class MiniImage {
                 && Arrays.equals(Files.readAllBytes(builtMeasurements), Files.readAllBytes(clusterMeasurements));
     }
 
-    private void link(Path image, Path target) throws IOException {
+    /** {@code target} becomes a hard link to {@code image}, or a copy where the file system cannot link. */
+    public static void link(Path image, Path target, Consumer<String> log) throws IOException {
         Files.deleteIfExists(target);
         try {
             Files.createLink(target, image);
