@@ -186,19 +186,22 @@ class ImageRetirementAttacksTest {
     }
 
     @Test
-    @DisplayName("an unsigned set, or one signed by another key, that re-admits the retired image is refused; the set in "
-            + "force stays and the old node stays refused")
+    @DisplayName("an unsigned set, or one signed by another key, whether it re-admits the retired image or only raises the "
+            + "version, is refused; the set in force stays and the old node stays refused")
     void unsignedSet() throws Exception {
         publish(retiring());
         try (Service service = new Service()) {
-            MeasurementSet back = set(13, List.of(newImage(), oldImage()), List.of());
-            Files.write(measurements, back.toJson()); // the signature of the retiring set beside it
-            assertFalse(service.verifier().reload(), "an unsigned set was loaded");
-            Files.delete(MeasurementsFile.signatureFile(measurements));
-            assertFalse(service.verifier().reload(), "a set without a signature file was loaded");
-            publish(back, ed25519());
-            assertFalse(service.verifier().reload(), "a set signed by another key was loaded");
-            assertEquals(12, service.verifier().version());
+            for (MeasurementSet offered : List.of(set(13, List.of(newImage(), oldImage()), List.of()),
+                    set(13, List.of(newImage()), List.of(oldImage())))) {
+                publish(retiring());
+                Files.write(measurements, offered.toJson()); // the retiring set's signature beside it
+                assertFalse(service.verifier().reload(), "an unsigned set was loaded");
+                Files.delete(MeasurementsFile.signatureFile(measurements));
+                assertFalse(service.verifier().reload(), "a set without a signature file was loaded");
+                publish(offered, ed25519());
+                assertFalse(service.verifier().reload(), "a set signed by another key was loaded");
+                assertEquals(12, service.verifier().version());
+            }
             assertEquals(List.of(NEW), service.verifier().measurements().images().stream().map(ImageMeasurements::imageVersion).toList());
             assertRetired(service, "old-node");
             assertEquals(Status.Code.OK, service.join(newNode, "new-node").getCode());
