@@ -53,7 +53,8 @@ public final class AtlsContexts {
     public static SslContext server(OwnAttestation own, ClientVerification clients, Ecdsa ecdsa) throws SSLException {
         SslContextBuilder builder = SslContextBuilder.forServer(keyManager(own, ecdsa));
         if (clients instanceof ClientVerification.Required required) {
-            builder.trustManager(verifying(required.verifier(), ecdsa)).clientAuth(ClientAuth.REQUIRE);
+            builder.trustManager(new VerifyingTrustManager(required.verifier(), VARIANT, Clock.systemUTC(), ecdsa,
+                    required.toldInCall())).clientAuth(ClientAuth.REQUIRE);
         } else {
             builder.clientAuth(ClientAuth.NONE);
         }

@@ -2,6 +2,7 @@ package dev.sextant.joinapi.identity;
 
 import dev.sextant.attestation.ecdsa.Ecdsa;
 import dev.sextant.attestation.issue.Attester;
+import dev.sextant.attestation.verify.Reason;
 import dev.sextant.atls.AtlsContexts;
 import dev.sextant.atls.AtlsServers;
 import dev.sextant.atls.ClientVerification;
@@ -17,6 +18,7 @@ import io.micronaut.context.event.BeanCreatedEvent;
 import io.micronaut.context.event.BeanCreatedEventListener;
 import jakarta.inject.Singleton;
 import java.util.Optional;
+import java.util.Set;
 import javax.net.ssl.SSLException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -24,7 +26,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Puts the gRPC server behind client-attested aTLS: every client must present a quote that the
  * reloading verifier accepts, inside the handshake, so unattested or mis-measured callers never
- * reach a method. When an {@link Attester} bean exists (a TPM on this control-plane node) the
+ * reach a method; a node whose genuine quote matches an image the set retired completes the handshake
+ * unattested and has every call refused PERMISSION_DENIED naming the retired image. When an {@link Attester} bean exists (a TPM on this control-plane node) the
  * server attests itself too and the channel is mutually attested.
  */
 @Singleton
@@ -51,7 +54,9 @@ public class AtlsServerSetup implements BeanCreatedEventListener<ServerBuilder<?
         try {
             // Flood limits: every handshake costs a quote (mutual) and a verification, before the caller proved anything.
             OwnAttestation own = serverAttester.map(OwnAttestation::by).orElse(OwnAttestation.none());
-            AtlsServers.secure(netty, AtlsContexts.server(own, ClientVerification.by(verifier), ecdsa), HandshakeLimits.defaults());
+            // A genuine node on a retired image is told which (PERMISSION_DENIED in its call) rather than hung up on.
+            ClientVerification clients = ClientVerification.telling(verifier, Set.of(Reason.IMAGE_RETIRED));
+            AtlsServers.secure(netty, AtlsContexts.server(own, clients, ecdsa), HandshakeLimits.defaults());
             ConnectionLimits.defaults().applyTo(netty);
         } catch (SSLException e) {
             throw new IllegalStateException("cannot build the aTLS server context: " + e.getMessage(), e);
