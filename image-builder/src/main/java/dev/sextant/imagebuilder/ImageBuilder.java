@@ -101,7 +101,7 @@ public final class ImageBuilder {
             write(request.outDir().resolve(ImageVersion.OUT_FILE), (version + "\n").getBytes(StandardCharsets.US_ASCII));
             InputDigest.store(request.outDir(), digest);
         }
-        return new BuildResult(request.image(), version, measurements, prediction, stages, reuse);
+        return new BuildResult(request.image(), version, measurements, prediction, stages, reuse, request.upgradesFrom());
     }
 
     private Instant lap(Map<String, Duration> stages, String stage, Instant since) {
