@@ -56,7 +56,7 @@ class ModuleDependenciesTest {
             nodeboot                                       -> grpcsupport keys proto atls attestation tpm clusterservices housekeeping diskcrypt etcd
 
             tpmmanufacturer                                -> tpm attestation
-            imagebuilder                                      -> measuredboot attestation
+            imagebuilder                                      -> measuredboot attestation tpm
             localcluster                                   -> proto attestation tpm atls tpmmanufacturer measuredboot imagebuilder operatorfiles etcd keys
 
             kms joinapi nodeboot clusterservices           -> serviceconfig

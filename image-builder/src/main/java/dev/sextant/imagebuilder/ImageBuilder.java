@@ -23,8 +23,9 @@ import java.util.function.Consumer;
  * software and the EK CA bundle, runs mkosi (output streamed with an {@code mkosi| } prefix), checks
  * that the erofs root fits its partition, and writes {@code measurements.json}: a measurement set (format 2)
  * of one image, named by the build's image version, with PCRs 4, 9, 11 predicted from the UKI on the ESP and
- * 12, 13, 15 zero; and a copy of the EK CA bundle. An output
- * whose inputs did not change is reused.
+ * 12, 13, 15 zero; a copy of the EK CA bundle; and the list of images it upgrades from ({@link UpgradesFrom},
+ * whose writer digests the image holds, so a build with another list is another image). An output whose
+ * inputs did not change is reused.
  */
 public final class ImageBuilder {
     public static final String MEASUREMENTS = "measurements.json";
@@ -53,13 +54,15 @@ public final class ImageBuilder {
         Path node = request.workDir().resolve("node");
         AptSources.writeTree(pkgmngr, AptSources.forHost(deb822, oneLine));
         EkCaBundle ekCa = request.ekCa();
-        int jars = NodeTree.stage(node, request.node(), request.k3s(), ekCa);
+        int jars = NodeTree.stage(node, request.node(), request.k3s(), ekCa, request.upgradesFrom());
         log.accept(jars == 0 ? "no node software: /opt/sextant stays empty and sextant-node.service idle"
                 : "staged " + jars + " jars into /opt/sextant/lib for " + request.node().orElseThrow().describe());
         log.accept(request.k3s().map(k -> "k3s from " + k + " as /usr/local/bin/k3s")
                 .orElse("no k3s binary: nodes will report \"Kubernetes: not installed\""));
         log.accept(ekCa.isEmpty() ? "no EK CA (--ek-ca): nodes of this image cannot verify a join service's TPM and will not join"
                 : "EK CA as /" + EkCaBundle.IMAGE_PATH + " (covered by PCR 11 through the verity root hash): " + ekCa.describe());
+        request.upgradesFrom().images().forEach(p -> log.accept("upgrades from image " + p
+                + ": its nodes' disk records are accepted and re-recorded (" + UpgradesFrom.NODE_SETTINGS + ")"));
         MkosiCommand mkosi = new MkosiCommand(request, pkgmngr, node);
         // A version left to the build's time is not an input: an unchanged image keeps the version it was built with.
         String digest = InputDigest.of(List.of(request.mkosiDir(), pkgmngr, node),
@@ -95,11 +98,12 @@ public final class ImageBuilder {
         write(measurements, MeasurementSet.of(builtAt(request.image()), prediction.measurements(), version.value()).toJson());
         lap(stages, "predict PCRs", t);
         recordEkCa(request.outDir().resolve(EkCaBundle.OUT_FILE), ekCa);
+        request.upgradesFrom().store(request.outDir());
         if (!reuse) {
             write(request.outDir().resolve(ImageVersion.OUT_FILE), (version + "\n").getBytes(StandardCharsets.US_ASCII));
             InputDigest.store(request.outDir(), digest);
         }
-        return new BuildResult(request.image(), version, measurements, prediction, stages, reuse);
+        return new BuildResult(request.image(), version, measurements, prediction, stages, reuse, request.upgradesFrom());
     }
 
     private Instant lap(Map<String, Duration> stages, String stage, Instant since) {

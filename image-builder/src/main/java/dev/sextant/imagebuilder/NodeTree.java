@@ -14,7 +14,8 @@ import java.nio.file.attribute.FileTime;
  * The extra tree mkosi copies into the root: {@code /opt/sextant/lib} (the jars),
  * {@code /opt/sextant/bin/<launcher>} per program (sextant-node.service runs sextant-node),
  * optionally a k3s binary as {@code /usr/local/bin/k3s}, and the EK CA bundle, if any, as
- * {@link EkCaBundle#IMAGE_PATH}. Without node software the tree holds only empty directories and the
+ * {@link EkCaBundle#IMAGE_PATH}, and node-boot's image-side settings ({@link UpgradesFrom#NODE_SETTINGS}).
+ * Without node software the tree holds only empty directories and the
  * services' conditions keep them idle.
  */
 public final class NodeTree {
@@ -47,6 +48,16 @@ public final class NodeTree {
      */
     public static int stage(Path tree, Optional<NodeSoftware> node, Optional<Path> k3s, EkCaBundle ekCa)
             throws BuildException {
+        return stage(tree, node, k3s, ekCa, UpgradesFrom.NONE);
+    }
+
+    /**
+     * As {@link #stage(Path, Optional, Optional, EkCaBundle)}, with node-boot's image-side settings
+     * ({@link UpgradesFrom#NODE_SETTINGS}) naming the images this one upgrades from; always written,
+     * an empty list included, since sextant-node.service names the file.
+     */
+    public static int stage(Path tree, Optional<NodeSoftware> node, Optional<Path> k3s, EkCaBundle ekCa,
+                            UpgradesFrom upgradesFrom) throws BuildException {
         try {
             Files.createDirectories(tree);
             deleteRecursively(tree);
@@ -61,6 +72,9 @@ public final class NodeTree {
                 Files.createDirectories(bundle.getParent());
                 Files.setLastModifiedTime(Files.writeString(bundle, ekCa.pem()), FileTime.fromMillis(0));
             }
+            Path settings = tree.resolve(UpgradesFrom.NODE_SETTINGS);
+            Files.createDirectories(settings.getParent());
+            Files.setLastModifiedTime(Files.writeString(settings, upgradesFrom.nodeSettings()), FileTime.fromMillis(0));
             if (node.isEmpty()) {
                 return 0;
             }

@@ -11,6 +11,12 @@ public final class NvIndices {
      * node's first bootstrap, under a PCR policy only the genuine image before its node lock meets.
      */
     public static final int REMEMBERED_DISK = 0x01381002;
+    /**
+     * The second place of that record: an upgraded node re-records its predecessor's record under its
+     * own write policy here (or back at {@link #REMEMBERED_DISK}, whichever the old one is not in)
+     * before it removes the old one, so a crash between the two leaves a record to unlock with.
+     */
+    public static final int REMEMBERED_DISK_NEXT = 0x01381003;
 
     private NvIndices() {}
 }

@@ -3,6 +3,7 @@ package dev.sextant.cli.image;
 import dev.sextant.attestation.policy.MeasurementsFile;
 import dev.sextant.cli.failure.CliFailure;
 import dev.sextant.cli.input.PemKeys;
+import dev.sextant.imagebuilder.BuildException;
 import dev.sextant.imagebuilder.BuildRequest;
 import dev.sextant.imagebuilder.BuildResult;
 import dev.sextant.imagebuilder.EkCaBundle;
@@ -10,6 +11,8 @@ import dev.sextant.imagebuilder.ImageBuilder;
 import dev.sextant.imagebuilder.ImageVersion;
 import dev.sextant.imagebuilder.NodeBootJars;
 import dev.sextant.imagebuilder.NodeSoftware;
+import dev.sextant.imagebuilder.Predecessor;
+import dev.sextant.imagebuilder.UpgradesFrom;
 import dev.sextant.measuredboot.predict.PcrPredictor;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -28,13 +31,18 @@ import java.util.stream.Stream;
 
 @Command(name = "build",
         footer = {"  sextant image build --out out/image --image-version 1.4.0 \\",
-                "      --ek-ca ca/ca-cert.pem --signing-key keys/measurements-key.pem"},
+                "      --ek-ca ca/ca-cert.pem --signing-key keys/measurements-key.pem",
+                "  sextant image build --out out/image-1.5 --image-version 1.5.0 \\",
+                "      --upgrades-from out/image --ek-ca ca/ca-cert.pem"},
         description = {"Build the node image with mkosi (UKI, erofs root under dm-verity) shipping the node software",
                 "and the EK CA its nodes verify their join service's TPM against (--ek-ca; PCR 11 covers it),",
                 "with its version in the image's os-release (--image-version; PCR 11 covers it too),",
                 "then write DIR/measurements.json: a measurement set (format 2) of this one image, named by its",
                 "version, with the PCRs predicted from it; 'sextant measurements sign' and join services read it",
-                "(and DIR/measurements.json.sig with --signing-key)."})
+                "(and DIR/measurements.json.sig with --signing-key).",
+                "An image that upgrades nodes of earlier images names their builds (--upgrades-from): its",
+                "nodes then read the disk record their TPM kept from those images, and record it anew as",
+                "their own; DIR/upgrades-from lists them."})
 public final class BuildCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
@@ -65,6 +73,11 @@ public final class BuildCommand implements Callable<Integer> {
             "shipped as /usr/share/sextant/ek-ca.pem; without one the nodes join no cluster"})
     List<Path> ekCas = List.of();
 
+    @Option(names = "--upgrades-from", paramLabel = "OLD_DIR", description = {"an earlier build's output directory (repeatable): nodes of this image accept the",
+            "disk records of nodes of that image (its writer digest, from OLD_DIR's measurements, is built into",
+            "this image; PCR 11 covers it); without it a node upgraded to this image stays locked"})
+    List<Path> upgradesFrom = List.of();
+
     @Option(names = "--force", description = "rebuild even when the inputs did not change")
     boolean force;
 
@@ -79,10 +92,11 @@ public final class BuildCommand implements Callable<Integer> {
                 "pass the measurements-key.pem that `sextant measurements keygen` wrote");
         EkCaBundle ekCa = EkCaBundle.read(ekCas);
         Optional<ImageVersion> version = imageVersion();
+        UpgradesFrom earlier = upgradesFrom();
         Path root = repoRoot();
         BuildRequest request = BuildRequest.forRepo(root, out, Optional.of(nodeSoftware(root, stdout)))
                 .withMkosiArgs(mkosiArgs, force).withK3s(Optional.ofNullable(k3s)).withEkCa(ekCa)
-                .withImageVersion(version);
+                .withImageVersion(version).withUpgradesFrom(earlier);
         // -ff makes mkosi drop its cache first: as cold as an empty cache directory.
         boolean coldCache = isEmpty(request.cacheDir()) || mkosiArgs.contains("-ff");
         BuildResult result = new ImageBuilder(line -> { stdout.println(line); stdout.flush(); }).build(request);
@@ -98,6 +112,14 @@ public final class BuildCommand implements Callable<Integer> {
             return Optional.ofNullable(imageVersion).map(ImageVersion::new);
         } catch (IllegalArgumentException e) {
             throw new CliFailure("--image-version: " + e.getMessage());
+        }
+    }
+
+    private UpgradesFrom upgradesFrom() {
+        try {
+            return UpgradesFrom.read(upgradesFrom);
+        } catch (BuildException e) {
+            throw new CliFailure(e.getMessage());
         }
     }
 
@@ -123,6 +145,12 @@ public final class BuildCommand implements Callable<Integer> {
                 String.join(", ", result.stages().entrySet().stream()
                         .map(e -> String.format("%s %.1f s", e.getKey(), e.getValue().toMillis() / 1000.0)).toList()));
         stdout.println("image:        " + result.image() + " (version " + result.imageVersion() + ")");
+        for (Predecessor earlier : result.upgradesFrom().images()) {
+            stdout.println("upgrades from: image " + earlier);
+        }
+        if (!result.upgradesFrom().images().isEmpty()) {
+            stdout.println("              (listed in " + result.image().resolveSibling(UpgradesFrom.OUT_FILE) + ")");
+        }
         stdout.println("measurements: " + result.measurements()
                 + (signingKey == null ? "" : " (signed: " + MeasurementsFile.signatureFile(result.measurements()) + ")"));
     }

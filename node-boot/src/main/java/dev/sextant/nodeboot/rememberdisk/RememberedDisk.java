@@ -125,6 +125,25 @@ public final class RememberedDisk {
         return Arrays.equals(encode(), other.encode());
     }
 
+    /** True when both name the same disk, cluster, role and key check, whichever image wrote them. */
+    boolean sameDiskAs(RememberedDisk other) {
+        return diskUuid.equals(other.diskUuid) && controlPlane == other.controlPlane
+                && MessageDigest.isEqual(clusterIdDigest, other.clusterIdDigest) && MessageDigest.isEqual(keyCheck, other.keyCheck);
+    }
+
+    /** True when the image of {@code writer} wrote this record. */
+    boolean writtenBy(byte[] writer) {
+        return MessageDigest.isEqual(writerDigest, writer);
+    }
+
+    /** The same record as written by the image of {@code writer}: what an upgraded node re-records. */
+    RememberedDisk rewrittenBy(byte[] writer) {
+        if (writer.length != 32) {
+            throw new IllegalArgumentException("a writer digest is 32 bytes, got " + writer.length);
+        }
+        return new RememberedDisk(diskUuid, clusterIdDigest, controlPlane, keyCheck, writer.clone());
+    }
+
     private static byte[] keyCheck(byte[] key, String uuid) {
         byte[] prk = null;
         byte[] checkKey = null;

@@ -12,7 +12,11 @@ import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
 import java.security.MessageDigest;
+import java.util.ArrayList;
 import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.SortedMap;
 
@@ -33,11 +37,24 @@ import java.util.SortedMap;
  * a predecessor. A host index under a PolicyPCR it could meet names a writer whose PCR 4 is the
  * host's own boot application: no image lists it. Deleting the index leaves nothing recorded: the
  * disk stays locked.
+ *
+ * <p>Two handles, {@link NvIndices#REMEMBERED_DISK} and {@link NvIndices#REMEMBERED_DISK_NEXT}: a node
+ * that accepted a predecessor's record re-records it under its own policy ({@link #rerecord}) in the
+ * handle the old record is not in, reads it back, and only then removes the old one; a crash in
+ * between leaves two genuine records of the same disk. Each handle is checked as above on its own;
+ * a record is accepted when one handle holds an accepted record, or both hold accepted records of the
+ * same disk, cluster, role and key check (this image's own preferred). Two accepted records that
+ * disagree are refused: the node writes only one disk's record at a time, so the host (rolling back
+ * a TPM's state, say) put them there, and the node cannot tell which is current. An index at the other
+ * handle that is not accepted (the host's, or an image's this one does not list) gives nothing and is
+ * ignored beside an accepted record, with a warning; alone it refuses, as at one handle.
  */
 @Singleton
 public final class TpmDiskMemory implements DiskMemory {
     private static final Logger LOG = LoggerFactory.getLogger(TpmDiskMemory.class);
     static final int INDEX = NvIndices.REMEMBERED_DISK;
+    static final int NEXT = NvIndices.REMEMBERED_DISK_NEXT;
+    private static final List<Integer> HANDLES = List.of(INDEX, NEXT);
     static final int ATTRIBUTES = NvPublic.POLICYWRITE | NvPublic.WRITEALL | NvPublic.AUTHREAD | NvPublic.NO_DA;
 
     private final TpmClient tpm;
@@ -58,57 +75,109 @@ public final class TpmDiskMemory implements DiskMemory {
     }
 
     private Recall recallNow() throws TpmException {
-        Optional<NvPublic> defined = readPublic();
+        byte[] own = ownWriter();
+        Map<Integer, Recall> at = recallEach(own);
+        List<Integer> accepted = at.entrySet().stream().filter(e -> e.getValue() instanceof Recall.Remembered)
+                .map(Map.Entry::getKey).toList();
+        if (accepted.size() == 2) {
+            RememberedDisk first = disk(at, INDEX);
+            RememberedDisk second = disk(at, NEXT);
+            if (!first.sameDiskAs(second)) {
+                return new Recall.Refused(String.format("NV indices 0x%08x and 0x%08x hold two genuine records that"
+                        + " disagree (%s; %s): this node writes one disk's record at a time, so it cannot tell which is"
+                        + " current", INDEX, NEXT, first, second));
+            }
+            return new Recall.Remembered(second.writtenBy(own) ? second : first);
+        }
+        if (accepted.size() == 1) {
+            int handle = accepted.get(0);
+            int other = other(handle);
+            if (at.get(other) instanceof Recall.Refused refused) {
+                LOG.warn("NV index 0x{} is ignored beside the record at 0x{}: {}", Integer.toHexString(other),
+                        Integer.toHexString(handle), refused.why());
+            }
+            return at.get(handle);
+        }
+        List<String> refusals = new ArrayList<>();
+        for (Recall recall : at.values()) {
+            if (recall instanceof Recall.Refused refused) {
+                refusals.add(refused.why());
+            }
+        }
+        return refusals.isEmpty() ? at.get(INDEX) : new Recall.Refused(String.join("; ", refusals));
+    }
+
+    private Map<Integer, Recall> recallEach(byte[] own) throws TpmException {
+        Map<Integer, Recall> at = new LinkedHashMap<>();
+        for (int handle : HANDLES) {
+            at.put(handle, recallAt(handle, own));
+        }
+        return at;
+    }
+
+    private static RememberedDisk disk(Map<Integer, Recall> at, int handle) {
+        return ((Recall.Remembered) at.get(handle)).disk();
+    }
+
+    private static int other(int handle) {
+        return handle == INDEX ? NEXT : INDEX;
+    }
+
+    /** What one handle holds, checked on its own. */
+    private Recall recallAt(int handle, byte[] own) throws TpmException {
+        Optional<NvPublic> defined = readPublic(handle);
         if (defined.isEmpty()) {
             return new Recall.NothingRecorded(String.format("the TPM holds no record of a state disk (NV index 0x%08x"
-                    + " is not defined)", INDEX));
+                    + " is not defined)", handle));
         }
         NvPublic pub = defined.get();
         if (pub.attributes() == ATTRIBUTES && pub.nameAlg() == NvPublic.SHA256 && pub.dataSize() == RememberedDisk.BYTES) {
-            return new Recall.NothingRecorded(String.format("NV index 0x%08x is defined but was never written", INDEX));
+            return new Recall.NothingRecorded(String.format("NV index 0x%08x is defined but was never written", handle));
         }
-        String problem = publicAreaProblem(pub);
+        String problem = publicAreaProblem(handle, pub);
         if (problem != null) {
             return new Recall.Refused(problem);
         }
         RememberedDisk disk;
         try {
-            disk = RememberedDisk.decode(tpm.nv().read(INDEX));
+            disk = RememberedDisk.decode(tpm.nv().read(handle));
         } catch (RememberedDisk.RecordUnreadable e) {
-            return new Recall.Refused("the TPM's record of the state disk is unreadable: " + e.getMessage());
+            return new Recall.Refused(String.format("the TPM's record of the state disk at NV index 0x%08x is unreadable: %s",
+                    handle, e.getMessage()));
         }
         byte[] policy = WritePolicy.authPolicy(disk.writerDigest());
         if (!MessageDigest.isEqual(pub.authPolicy(), policy)) {
             return new Recall.Refused(String.format("NV index 0x%08x was not defined by this node: its authPolicy is not"
-                    + " the PCR policy its record names, so whoever defined it could write it", INDEX));
+                    + " the PCR policy its record names, so whoever defined it could write it", handle));
         }
-        if (!MessageDigest.isEqual(pub.name(), NvPublic.nameOf(INDEX, ATTRIBUTES | NvPublic.WRITTEN, policy,
+        if (!MessageDigest.isEqual(pub.name(), NvPublic.nameOf(handle, ATTRIBUTES | NvPublic.WRITTEN, policy,
                 RememberedDisk.BYTES))) {
             return new Recall.Refused(String.format("NV index 0x%08x: the name the TPM reports is not the name of the"
-                    + " public area this node defines", INDEX));
+                    + " public area this node defines", handle));
         }
         String writer = HexFormat.of().formatHex(disk.writerDigest());
-        String own = HexFormat.of().formatHex(ownWriter());
-        if (!writer.equals(own) && settings.predecessorWriters().stream().noneMatch(writer::equalsIgnoreCase)) {
-            return new Recall.Refused("the TPM's record of the state disk was written under PCR values no image this one"
-                    + " knows had before its node lock (writer " + writer + "; this image's is " + own + "): a host's"
-                    + " own index, or an image this one does not list in " + RememberedDiskSettings.PREDECESSORS);
+        String ownHex = HexFormat.of().formatHex(own);
+        if (!writer.equals(ownHex) && settings.predecessorWriters().stream().noneMatch(writer::equalsIgnoreCase)) {
+            return new Recall.Refused(String.format("the TPM's record of the state disk (NV index 0x%08x) was written under"
+                    + " PCR values no image this one knows had before its node lock (writer %s; this image's is %s): a"
+                    + " host's own index, or an image this one does not list in %s", handle, writer, ownHex,
+                    RememberedDiskSettings.PREDECESSORS));
         }
         return new Recall.Remembered(disk);
     }
 
     /** Null when the public area is ours once written; else what differs. */
-    private static String publicAreaProblem(NvPublic pub) {
+    private static String publicAreaProblem(int handle, NvPublic pub) {
         if (pub.nameAlg() != NvPublic.SHA256) {
             return String.format("NV index 0x%08x has nameAlg 0x%04x, not SHA-256: this node did not define it",
-                    INDEX, pub.nameAlg());
+                    handle, pub.nameAlg());
         }
         if (pub.attributes() != (ATTRIBUTES | NvPublic.WRITTEN)) {
             return String.format("NV index 0x%08x has attributes 0x%08x, not 0x%08x (policy write only, written):"
-                    + " this node did not define it", INDEX, pub.attributes(), ATTRIBUTES | NvPublic.WRITTEN);
+                    + " this node did not define it", handle, pub.attributes(), ATTRIBUTES | NvPublic.WRITTEN);
         }
         if (pub.dataSize() != RememberedDisk.BYTES) {
-            return String.format("NV index 0x%08x holds %d bytes, not %d: this node did not define it", INDEX,
+            return String.format("NV index 0x%08x holds %d bytes, not %d: this node did not define it", handle,
                     pub.dataSize(), RememberedDisk.BYTES);
         }
         return null;
@@ -128,14 +197,15 @@ public final class TpmDiskMemory implements DiskMemory {
 
     private void rememberNow(String diskUuid, byte[] clusterId, byte[] diskKey, boolean controlPlane)
             throws TpmException, IOException {
-        SortedMap<Integer, byte[]> pcrs = tpm.pcr().read(TpmAlg.SHA256, WritePolicy.PCRS);
-        if (!MessageDigest.isEqual(pcrs.get(WritePolicy.CLUSTER_PCR), new byte[32])) {
-            throw new IOException("PCR 15 is already marked: only a node before its lock can record its state disk");
-        }
-        byte[] writer = WritePolicy.writerBeforeLock(pcrs);
+        byte[] writer = writerBeforeLock();
         byte[] policy = WritePolicy.authPolicy(writer);
         RememberedDisk disk = RememberedDisk.of(diskUuid, clusterId, diskKey, controlPlane, writer);
-        Optional<NvPublic> existing = readPublic();
+        // A record of an earlier membership at the second handle would disagree with this one: gone first.
+        if (readPublic(NEXT).isPresent()) {
+            LOG.info("NV index 0x{} held an earlier record: it is removed", Integer.toHexString(NEXT));
+            tpm.nv().undefineSpace(NEXT);
+        }
+        Optional<NvPublic> existing = readPublic(INDEX);
         if (existing.isPresent() && !(existing.get().nameAlg() == NvPublic.SHA256
                 && (existing.get().attributes() & ~NvPublic.WRITTEN) == ATTRIBUTES
                 && existing.get().dataSize() == RememberedDisk.BYTES
@@ -148,14 +218,7 @@ public final class TpmDiskMemory implements DiskMemory {
         if (existing.isEmpty()) {
             tpm.nv().defineSpace(INDEX, ATTRIBUTES, policy, RememberedDisk.BYTES);
         }
-        int session = tpm.policy().startPolicySession();
-        try {
-            tpm.policy().pcr(session, WritePolicy.PCRS, writer);
-        } catch (TpmException e) {
-            tpm.flushContext(session);
-            throw e;
-        }
-        tpm.nv().writeUnderPolicy(INDEX, disk.encode(), session);
+        write(INDEX, disk);
         Recall back = recallNow();
         if (!(back instanceof Recall.Remembered r) || !r.disk().sameAs(disk)) {
             throw new IOException("the TPM's record of the state disk does not read back as written: " + back);
@@ -163,14 +226,88 @@ public final class TpmDiskMemory implements DiskMemory {
         LOG.info("The TPM remembers state {} (writer {})", disk, HexFormat.of().formatHex(writer));
     }
 
+    @Override
+    public void rerecord(RememberedDisk remembered) throws IOException {
+        tpm.<Void, IOException>exclusive(() -> {
+            try {
+                rerecordNow(remembered);
+            } catch (TpmException e) {
+                throw new IOException("re-recording the state disk in the TPM: " + e.getMessage(), e);
+            }
+            return null;
+        });
+    }
+
+    /**
+     * The new record goes into the handle the accepted one is not in and is read back before the old
+     * is removed: at every moment the TPM holds an accepted record of the disk, so a crash anywhere
+     * leaves a node that unlocks at its next boot (and finishes the move then).
+     */
+    private void rerecordNow(RememberedDisk remembered) throws TpmException, IOException {
+        byte[] own = writerBeforeLock();
+        RememberedDisk mine = remembered.rewrittenBy(own);
+        Map<Integer, Recall> at = recallEach(own);
+        Optional<Integer> ownAt = HANDLES.stream().filter(h -> at.get(h) instanceof Recall.Remembered r
+                && r.disk().sameAs(mine)).findFirst();
+        if (ownAt.isEmpty()) {
+            int keep = HANDLES.stream().filter(h -> at.get(h) instanceof Recall.Remembered r && r.disk().sameDiskAs(mine))
+                    .findFirst().orElseThrow(() -> new IOException("the TPM no longer holds the record of " + remembered
+                            + " that this boot accepted: nothing is re-recorded"));
+            int target = other(keep);
+            if (readPublic(target).isPresent()) {
+                // Nothing the node needs: the host's index, an unwritten one, or a second copy of the kept record.
+                tpm.nv().undefineSpace(target);
+            }
+            tpm.nv().defineSpace(target, ATTRIBUTES, WritePolicy.authPolicy(own), RememberedDisk.BYTES);
+            write(target, mine);
+            if (!(recallAt(target, own) instanceof Recall.Remembered r) || !r.disk().sameAs(mine)) {
+                throw new IOException(String.format("the re-recorded state disk does not read back from NV index 0x%08x;"
+                        + " the record at 0x%08x is kept", target, keep));
+            }
+            LOG.info("The TPM's record of {} was written by writer {}: re-recorded at NV index 0x{} under this image's"
+                    + " writer {}", remembered, HexFormat.of().formatHex(remembered.writerDigest()), Integer.toHexString(target),
+                    HexFormat.of().formatHex(own));
+            ownAt = Optional.of(target);
+        }
+        int old = other(ownAt.get());
+        if (readPublic(old).isPresent()) {
+            tpm.nv().undefineSpace(old);
+            LOG.info("NV index 0x{} (the predecessor's record) removed", Integer.toHexString(old));
+        }
+        Recall back = recallNow();
+        if (!(back instanceof Recall.Remembered r) || !r.disk().sameAs(mine)) {
+            throw new IOException("the TPM's record of the state disk does not read back as re-recorded: " + back);
+        }
+    }
+
+    /** This image's writer digest now; refused once the node lock marked PCR 15 (the policy could not be met). */
+    private byte[] writerBeforeLock() throws TpmException, IOException {
+        SortedMap<Integer, byte[]> pcrs = tpm.pcr().read(TpmAlg.SHA256, WritePolicy.PCRS);
+        if (!MessageDigest.isEqual(pcrs.get(WritePolicy.CLUSTER_PCR), new byte[32])) {
+            throw new IOException("PCR 15 is already marked: only a node before its lock can record its state disk");
+        }
+        return WritePolicy.writerBeforeLock(pcrs);
+    }
+
+    private void write(int handle, RememberedDisk disk) throws TpmException {
+        int session = tpm.policy().startPolicySession();
+        try {
+            tpm.policy().pcr(session, WritePolicy.PCRS, disk.writerDigest());
+        } catch (TpmException e) {
+            tpm.flushContext(session);
+            throw e;
+        }
+        tpm.nv().writeUnderPolicy(handle, disk.encode(), session);
+    }
+
     /** This image's writer digest: its PCRs 4, 9, 11, 12, 13 now, PCR 15 as before any lock. */
     private byte[] ownWriter() throws TpmException {
         return WritePolicy.writerBeforeLock(tpm.pcr().read(TpmAlg.SHA256, WritePolicy.PCRS));
     }
 
-    private Optional<NvPublic> readPublic() throws TpmException {
+    private Optional<NvPublic> readPublic(int handle) throws TpmException {
         try {
-            return Optional.of(tpm.nv().readPublic(INDEX));
+            return Optional.of(tpm.nv().readPublic(handle));
         } catch (TpmException e) {
             if (e.is(TpmRc.HANDLE)) {
                 return Optional.empty();

@@ -1,11 +1,9 @@
 package dev.sextant.nodeboot.rememberdisk;
 
-import dev.sextant.tpm.command.PcrPolicy;
+import dev.sextant.tpm.RememberedDiskWriter;
 
 import java.util.SortedMap;
 import java.util.SortedSet;
-import java.util.TreeMap;
-import java.util.TreeSet;
 
 /**
  * Who may write the record: a TPM2_PolicyPCR over SHA-256 PCRs 4, 9, 11, 12, 13 and 15, with the
@@ -18,34 +16,28 @@ import java.util.TreeSet;
  *       image identity every verifier in Sextant checks (kernel, UKI sections with the dm-verity
  *       root hash, command line, extensions).</li>
  *   <li>PCR 15 = 0: the genuine image writes only between taking the node lock and marking PCR 15,
- *       at a first membership. After the mark nothing in that boot can write, whatever the host
- *       feeds the node later.</li>
+ *       at a first membership (or when it re-records a predecessor's record, before its lock).
+ *       After the mark nothing in that boot can write, whatever the host feeds the node later.</li>
  * </ul>
  * The writer digest is SHA-256 over those six values in order; the authPolicy is that PolicyPCR's
- * digest. Both are public and computed here without a TPM.
+ * digest. Both are public and computed without a TPM, by {@link RememberedDiskWriter}, which the
+ * image builder uses too: an upgrade image lists its predecessors' writer digests computed from
+ * their predicted PCRs, and they must equal what a node of the predecessor computed here.
  */
 public final class WritePolicy {
     /** The PCRs the policy binds; 15 last, the one that must be zero. */
-    public static final SortedSet<Integer> PCRS = new TreeSet<>(java.util.List.of(4, 9, 11, 12, 13, 15));
-    static final int CLUSTER_PCR = 15;
+    public static final SortedSet<Integer> PCRS = RememberedDiskWriter.PCRS;
+    static final int CLUSTER_PCR = RememberedDiskWriter.CLUSTER_PCR;
 
     private WritePolicy() {}
 
     /** The writer digest of these PCR values as they would be before a node lock: PCR 15 taken as zero. */
     public static byte[] writerBeforeLock(SortedMap<Integer, byte[]> current) {
-        SortedMap<Integer, byte[]> values = new TreeMap<>();
-        for (int pcr : PCRS) {
-            byte[] value = current.get(pcr);
-            if (value == null) {
-                throw new IllegalArgumentException("PCR " + pcr + " was not read");
-            }
-            values.put(pcr, pcr == CLUSTER_PCR ? new byte[32] : value);
-        }
-        return PcrPolicy.pcrDigest(values);
+        return RememberedDiskWriter.digestBeforeLock(current);
     }
 
     /** The authPolicy of an index written under {@code writerDigest}. */
     public static byte[] authPolicy(byte[] writerDigest) {
-        return PcrPolicy.policyDigest(PCRS, writerDigest);
+        return RememberedDiskWriter.authPolicy(writerDigest);
     }
 }

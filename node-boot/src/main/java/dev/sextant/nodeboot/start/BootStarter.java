@@ -142,6 +142,8 @@ final class BootStarter {
                 // Before the lock, so PCR 15 is still zero and the write policy is met.
                 memory.remember(uuid, membership.clusterId(), membership.diskKey(), membership.controlPlane());
                 LOG.warn("INSECURE: state disk {} adopted: from now on this node's TPM remembers it", uuid);
+            } else {
+                rerecord(remembered);
             }
         } catch (IOException e) {
             LOG.error("Unlock at boot failed: {}", e.getMessage());
@@ -152,6 +154,22 @@ final class BootStarter {
         LOG.info("Bring-up after unlock ended: {}", outcome);
         if (outcome instanceof BringUpOutcome.Bootstrapped done) {
             status.bootstrapped(done);
+        }
+    }
+
+    /**
+     * The disk opened with the remembered key: a record a predecessor image wrote is recorded again under
+     * this image's policy (before the lock, like every write), so the image after this one need list
+     * only this one. A failure keeps the predecessor's record, which this image still accepts: the
+     * node comes up, and the next image must list both.
+     */
+    private void rerecord(RememberedDisk remembered) {
+        try {
+            memory.rerecord(remembered);
+        } catch (IOException e) {
+            LOG.warn("The TPM keeps the predecessor's record of {}: {}. An image upgrading from this one must list"
+                    + " the predecessor's writer {} too", remembered, e.getMessage(),
+                    java.util.HexFormat.of().formatHex(remembered.writerDigest()));
         }
     }
 

@@ -128,6 +128,100 @@ class TpmDiskMemoryTest {
     }
 
     @Test
+    @DisplayName("an upgraded node re-records a listed predecessor's record under its own writer (same disk, cluster, role, key) and removes the old index: the image after it needs to list only it")
+    void rerecordsUnderItsOwnWriter() throws Exception {
+        memory().remember(UUID, CLUSTER, KEY, true);
+        String v1 = writerOfRecord(memory());
+        reboot("image v2");
+        RememberedDisk accepted = assertInstanceOf(Recall.Remembered.class, memory(v1).recall()).disk();
+        memory(v1).rerecord(accepted);
+        RememberedDisk v2Record = assertInstanceOf(Recall.Remembered.class, memory().recall(), "no predecessor needed now").disk();
+        assertTrue(v2Record.sameDiskAs(accepted) && v2Record.isKey(KEY) && v2Record.controlPlane() && v2Record.isCluster(CLUSTER));
+        assertFalse(HexFormat.of().formatHex(v2Record.writerDigest()).equals(v1));
+        assertFalse(defined(TpmDiskMemory.INDEX), "the predecessor's index is gone");
+        assertTrue(defined(TpmDiskMemory.NEXT));
+
+        String v2 = writerOfRecord(memory());
+        reboot("image v3");
+        RememberedDisk onV3 = assertInstanceOf(Recall.Remembered.class, memory(v2).recall(), "v3 lists only v2").disk();
+        memory(v2).rerecord(onV3);
+        assertTrue(assertInstanceOf(Recall.Remembered.class, memory().recall()).disk().isDisk(UUID));
+        assertTrue(defined(TpmDiskMemory.INDEX), "back at the first handle");
+        assertFalse(defined(TpmDiskMemory.NEXT));
+    }
+
+    @Test
+    @DisplayName("a crash after the new record is written and before the old index is removed leaves a node that unlocks, and the next re-record finishes the move")
+    void crashBetweenWriteAndRemove() throws Exception {
+        memory().remember(UUID, CLUSTER, KEY, false);
+        String v1 = writerOfRecord(memory());
+        RememberedDisk old = assertInstanceOf(Recall.Remembered.class, memory().recall()).disk();
+        reboot("image v2");
+        byte[] v2 = ownWriter();
+        // What rerecord does up to its crash: the new record at the second handle, the old one still there.
+        TpmClient tpm = swtpm.client();
+        tpm.nv().defineSpace(TpmDiskMemory.NEXT, TpmDiskMemory.ATTRIBUTES, WritePolicy.authPolicy(v2), RememberedDisk.BYTES);
+        int session = tpm.policy().startPolicySession();
+        tpm.policy().pcr(session, WritePolicy.PCRS, v2);
+        tpm.nv().writeUnderPolicy(TpmDiskMemory.NEXT, old.rewrittenBy(v2).encode(), session);
+
+        reboot("image v2");
+        RememberedDisk both = assertInstanceOf(Recall.Remembered.class, memory(v1).recall()).disk();
+        assertArrayEquals(v2, both.writerDigest(), "of two records of the same disk, this image's own is taken");
+        assertTrue(assertInstanceOf(Recall.Remembered.class, memory().recall(), "unlisted predecessor ignored beside it")
+                .disk().isDisk(UUID));
+        memory(v1).rerecord(both);
+        assertFalse(defined(TpmDiskMemory.INDEX));
+        assertTrue(assertInstanceOf(Recall.Remembered.class, memory().recall()).disk().isKey(KEY));
+    }
+
+    @Test
+    @DisplayName("after the node lock marked PCR 15 nothing is re-recorded: the predecessor's record is kept")
+    void noRerecordAfterTheMark() throws Exception {
+        memory().remember(UUID, CLUSTER, KEY, false);
+        String v1 = writerOfRecord(memory());
+        reboot("image v2");
+        RememberedDisk accepted = assertInstanceOf(Recall.Remembered.class, memory(v1).recall()).disk();
+        new TpmPcrMarker(swtpm.client()).mark(CLUSTER);
+        IOException e = assertThrows(IOException.class, () -> memory(v1).rerecord(accepted));
+        assertTrue(e.getMessage().contains("PCR 15 is already marked"), e.getMessage());
+        assertEquals(v1, HexFormat.of().formatHex(assertInstanceOf(Recall.Remembered.class, memory(v1).recall()).disk().writerDigest()));
+    }
+
+    @Test
+    @DisplayName("a node that bootstraps afresh removes a record at the second handle too, so no two records disagree")
+    void freshBootstrapClearsTheSecondHandle() throws Exception {
+        memory().remember(UUID, CLUSTER, KEY, false);
+        String v1 = writerOfRecord(memory());
+        reboot("image v2");
+        memory(v1).rerecord(assertInstanceOf(Recall.Remembered.class, memory(v1).recall()).disk());
+        String fresh = "0f0e0d0c-0b0a-4909-8807-060504030201";
+        memory().remember(fresh, CLUSTER, KEY, true);
+        assertFalse(defined(TpmDiskMemory.NEXT));
+        assertTrue(assertInstanceOf(Recall.Remembered.class, memory().recall()).disk().isDisk(fresh));
+    }
+
+    private String writerOfRecord(TpmDiskMemory memory) {
+        return HexFormat.of().formatHex(assertInstanceOf(Recall.Remembered.class, memory.recall()).disk().writerDigest());
+    }
+
+    private byte[] ownWriter() throws Exception {
+        return WritePolicy.writerBeforeLock(swtpm.client().pcr().read(TpmAlg.SHA256, WritePolicy.PCRS));
+    }
+
+    private boolean defined(int handle) throws Exception {
+        try {
+            swtpm.client().nv().readPublic(handle);
+            return true;
+        } catch (TpmException e) {
+            if (e.is(TpmRc.HANDLE)) {
+                return false;
+            }
+            throw e;
+        }
+    }
+
+    @Test
     @DisplayName("the node lock has the TPM remember a first membership's disk before it marks PCR 15, and refuses init or join without it")
     void nodeLockRecordsBeforeTheMark() throws Exception {
         TpmDiskMemory memory = memory();

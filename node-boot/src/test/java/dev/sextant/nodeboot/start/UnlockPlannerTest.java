@@ -31,6 +31,11 @@ class UnlockPlannerTest {
             public void remember(String diskUuid, byte[] clusterId, byte[] diskKey, boolean controlPlane) {
                 throw new AssertionError("planning records nothing");
             }
+
+            @Override
+            public void rerecord(RememberedDisk disk) {
+                throw new AssertionError("planning records nothing");
+            }
         };
         return new UnlockPlanner(memory, new RememberedDiskSettings(adopt, List.of()), () -> hostSaysControlPlane);
     }
