@@ -51,19 +51,24 @@ public record Predecessor(String imageVersion, String writer) {
                     + " directory of the build of the one image to upgrade from");
         }
         ImageMeasurements image = set.images().get(0);
-        String version = image.imageVersion();
-        if (version.equals(ImageMeasurements.UNVERSIONED)) {
-            version = ImageVersion.stored(outDir).map(ImageVersion::value).orElse(version);
+        if (image.imageVersion().equals(ImageMeasurements.UNVERSIONED)) {
+            image = new ImageMeasurements(ImageVersion.stored(outDir).map(ImageVersion::value).orElse(image.imageVersion()),
+                    image.measurements());
         }
+        try {
+            return of(image);
+        } catch (IllegalArgumentException e) {
+            throw new BuildException(file + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** An image as a measurement set admits it: its version, and the writer digest of its PCRs. */
+    public static Predecessor of(ImageMeasurements image) {
         Map<Integer, byte[]> pcrs = new HashMap<>();
         for (Map.Entry<Integer, ExpectedValue> e : image.measurements().measurements().entrySet()) {
             pcrs.put(e.getKey(), e.getValue().expected());
         }
-        try {
-            return new Predecessor(version, HexFormat.of().formatHex(RememberedDiskWriter.digestBeforeLock(pcrs)));
-        } catch (IllegalArgumentException e) {
-            throw new BuildException(file + ": " + e.getMessage(), e);
-        }
+        return new Predecessor(image.imageVersion(), HexFormat.of().formatHex(RememberedDiskWriter.digestBeforeLock(pcrs)));
     }
 
     @Override

@@ -19,13 +19,20 @@ public final class UpgradePath {
 
     /** Why the image in {@code newImageDir} cannot upgrade nodes of the image in {@code oldImageDir}; empty when it can. */
     public static Optional<String> refusal(Path newImageDir, Path oldImageDir) throws BuildException {
-        Predecessor old = Predecessor.of(oldImageDir);
+        return refusal(newImageDir, Predecessor.of(oldImageDir), "--upgrades-from " + oldImageDir);
+    }
+
+    /**
+     * As {@link #refusal(Path, Path)} for an image known by its measurements only (the one a cluster runs);
+     * {@code remedy} says how to build the new image so that it lists the old one.
+     */
+    public static Optional<String> refusal(Path newImageDir, Predecessor old, String remedy) throws BuildException {
         Predecessor next = Predecessor.of(newImageDir);
         if (next.writer().equals(old.writer()) || UpgradesFrom.stored(newImageDir).lists(old.writer())) {
             return Optional.empty();
         }
         return Optional.of("image " + next.imageVersion() + " (" + newImageDir + ") does not list image " + old.imageVersion()
                 + " (writer " + old.writer() + ") under --upgrades-from: nodes on " + next.imageVersion()
-                + " could not read their disk records and would stay locked; build it with --upgrades-from " + oldImageDir);
+                + " could not read their disk records and would stay locked; build it with " + remedy);
     }
 }
