@@ -83,8 +83,6 @@ public final class MiniUpgrade {
         }
         byte[] clusterId = HexFormat.of().parseHex(state.clusterIdIfKnown().orElseThrow(() -> new MiniFailure(
                 "the mini cluster in " + layout.dir() + " was never initialized")));
-        HostTools tools = HostTools.locate().orElseThrow(() -> new MiniFailure("host tools missing: "
-                + String.join("; ", HostTools.missing()) + " (scripts/setup.sh installs them)"));
         String publicKey = Files.readString(layout.measurementsPublicKey());
         MeasurementSet inForce = MeasurementsFile.verifySet(layout.measurements(), publicKey);
         ImageMeasurements next = newImage(imageDir);
@@ -111,6 +109,8 @@ public final class MiniUpgrade {
             progress.accept("measurement set " + rollout.version() + " admits image " + version + " already: resuming");
         }
 
+        HostTools tools = HostTools.locate().orElseThrow(() -> new MiniFailure("host tools missing: "
+                + String.join("; ", HostTools.missing()) + " (scripts/setup.sh installs them)"));
         MiniMachines machines = new MiniMachines(layout, progress, recover, tools, NodeAttestation.ofCluster(layout));
         List<ImageRollout.Node> nodes = state.nodes().stream()
                 .map(n -> new ImageRollout.Node(n.name(), n.role() == NodeRole.CONTROL_PLANE)).toList();
