@@ -5,7 +5,7 @@ import dev.sextant.cli.failure.Rejections;
 import dev.sextant.cli.remote.ConnectionFailures;
 import dev.sextant.proto.v1.ClusterStatusRequest;
 import dev.sextant.proto.v1.ClusterStatusResponse;
-import dev.sextant.proto.v1.NodeState;
+import dev.sextant.proto.v1.NodeAttestationStatus;
 import dev.sextant.proto.v1.OperatorServiceGrpc;
 import com.google.protobuf.ByteString;
 import io.grpc.StatusRuntimeException;
@@ -58,18 +58,18 @@ public final class ClusterStatusCommand implements Callable<Integer> {
     }
 
     /** One line per node, columns aligned: name, role, image version, last attested, state, reason. */
-    static List<String> lines(List<NodeState> nodes) {
+    static List<String> lines(List<NodeAttestationStatus> nodes) {
         int name = nodes.stream().mapToInt(n -> n.getName().length()).max().orElse(0);
         int image = nodes.stream().mapToInt(n -> image(n).length()).max().orElse(1);
         return nodes.stream().map(n -> String.format("%-" + name + "s  %-13s  %-" + image + "s  %-10s  %-11s  %s",
                 n.getName(), n.getRole(), image(n), lastAttested(n), n.getState(), n.getReason()).stripTrailing()).toList();
     }
 
-    private static String image(NodeState n) {
+    private static String image(NodeAttestationStatus n) {
         return n.getImageVersion().isEmpty() ? "-" : n.getImageVersion();
     }
 
-    private static String lastAttested(NodeState n) {
+    private static String lastAttested(NodeAttestationStatus n) {
         return n.getSecondsSinceLastSuccess() < 0 ? "never" : n.getSecondsSinceLastSuccess() + "s ago";
     }
 }

@@ -7,7 +7,7 @@ import dev.sextant.cli.Main;
 import dev.sextant.etcd.client.EtcdClient;
 import dev.sextant.joinapi.TestCluster;
 import dev.sextant.joinapi.TestClusterStore;
-import dev.sextant.joinapi.nodestate.NodeAttestation;
+import dev.sextant.joinapi.nodestate.AttestationRecord;
 import dev.sextant.joinapi.nodestate.NodeStateStore;
 import dev.sextant.serviceconfig.JoinServiceConfig;
 import dev.sextant.tpmmanufacturer.testkit.Swtpm;
@@ -97,7 +97,7 @@ final class RunningJoinService implements AutoCloseable {
     }
 
     void attested(String name, Instant at, String imageVersion) throws Exception {
-        nodes.recordAttestation(name, NodeAttestation.attested(at, imageVersion));
+        nodes.recordAttestation(name, AttestationRecord.attested(at, imageVersion));
     }
 
     /** {@code sextant ARGS} as the operator runs it. */

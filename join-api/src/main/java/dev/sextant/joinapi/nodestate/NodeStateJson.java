@@ -20,7 +20,7 @@ final class NodeStateJson {
     private NodeStateJson() {
     }
 
-    static String attestation(NodeAttestation a) {
+    static String attestation(AttestationRecord a) {
         ObjectNode node = JSON.createObjectNode();
         node.put("state", a.state().wire());
         node.put("lastSuccess", a.lastSuccess().map(Instant::toString).orElse(null));
@@ -30,7 +30,7 @@ final class NodeStateJson {
         return node.toString();
     }
 
-    static NodeAttestation attestation(String key, String value) {
+    static AttestationRecord attestation(String key, String value) {
         JsonNode node = parse(key, value);
         AttestationState state = AttestationState.fromWire(text(key, node, "state").orElse(""))
                 .orElseThrow(() -> broken(key, "its state is none of attested, unreachable, revoked"));
@@ -38,7 +38,7 @@ final class NodeStateJson {
         if (missed == null || !missed.canConvertToInt() || !missed.isIntegralNumber() || missed.intValue() < 0) {
             throw broken(key, "its missed rounds are not a count");
         }
-        return new NodeAttestation(state, instant(key, node, "lastSuccess"), text(key, node, "imageVersion"),
+        return new AttestationRecord(state, instant(key, node, "lastSuccess"), text(key, node, "imageVersion"),
                 text(key, node, "failure"), missed.intValue());
     }
 

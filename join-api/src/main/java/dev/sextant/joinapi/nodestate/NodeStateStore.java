@@ -49,20 +49,20 @@ public class NodeStateStore {
     }
 
     /** Writes {@code node}'s attestation record, unfenced (tests and tools; the holder fences its writes). */
-    public void recordAttestation(String node, NodeAttestation attestation) throws Refusal {
+    public void recordAttestation(String node, AttestationRecord attestation) throws Refusal {
         String key = NodeStateKeys.attestation(node);
         etcd.call(c -> c.put(key, NodeStateJson.attestation(attestation)));
     }
 
     /** Writes {@code node}'s attestation record while {@code tenure} holds; false (nothing written) once it ended. */
-    public boolean recordAttestation(String node, NodeAttestation attestation, Fence tenure) throws Refusal {
+    public boolean recordAttestation(String node, AttestationRecord attestation, Fence tenure) throws Refusal {
         String key = NodeStateKeys.attestation(node);
         return etcd.call(c -> c.putAllIf(Optional.of(tenure), Map.of(), Map.of(key, NodeStateJson.attestation(attestation)), List.of()))
                 .written();
     }
 
     /** {@code node}'s attestation record; empty before the first round asked it. */
-    public Optional<NodeAttestation> attestation(String node) throws Refusal {
+    public Optional<AttestationRecord> attestation(String node) throws Refusal {
         String key = NodeStateKeys.attestation(node);
         return etcd.call(c -> c.get(key)).map(value -> NodeStateJson.attestation(key, value));
     }
@@ -96,7 +96,7 @@ public class NodeStateStore {
             }
             Optional<Versioned> counter = etcd.call(c -> c.getVersioned(NodeStateKeys.REVOCATIONS_VERSION));
             long version = counter.map(v -> counter(v.value())).orElse(0L);
-            NodeAttestation revoked = attestation(node).orElse(new NodeAttestation(AttestationState.REVOKED,
+            AttestationRecord revoked = attestation(node).orElse(new AttestationRecord(AttestationState.REVOKED,
                     Optional.empty(), Optional.empty(), Optional.empty(), 0)).revoked(reason);
             Map<String, Long> unmodified = new LinkedHashMap<>();
             unmodified.put(revokedKey, 0L);
@@ -157,7 +157,7 @@ public class NodeStateStore {
             String role = machines.getOrDefault(NodeStateKeys.MACHINE_BINDINGS + ak + "/role", "");
             Optional<String> endpoint = Optional.ofNullable(nodes.get(NodeStateKeys.endpoint(name)));
             String attestationKey = NodeStateKeys.attestation(name);
-            Optional<NodeAttestation> attestation = Optional.ofNullable(nodes.get(attestationKey))
+            Optional<AttestationRecord> attestation = Optional.ofNullable(nodes.get(attestationKey))
                     .map(value -> NodeStateJson.attestation(attestationKey, value));
             String revokedKey = NodeStateKeys.revoked(ak);
             Optional<Revocation> revocation = Optional.ofNullable(revoked.get(revokedKey))
@@ -166,11 +166,11 @@ public class NodeStateStore {
                     : attestation.map(a -> a.state() == AttestationState.REVOKED ? AttestationState.UNREACHABLE : a.state())
                     .orElse(AttestationState.UNREACHABLE);
             String reason = revocation.map(Revocation::reason)
-                    .or(() -> attestation.flatMap(NodeAttestation::failure))
+                    .or(() -> attestation.flatMap(AttestationRecord::failure))
                     .orElse(attestation.isPresent() ? "" : NodeStatus.NOT_REATTESTED_YET);
-            all.add(new NodeStatus(name, ak, role, endpoint, attestation.flatMap(NodeAttestation::imageVersion),
-                    attestation.flatMap(NodeAttestation::lastSuccess), state, reason,
-                    attestation.map(NodeAttestation::missed).orElse(0)));
+            all.add(new NodeStatus(name, ak, role, endpoint, attestation.flatMap(AttestationRecord::imageVersion),
+                    attestation.flatMap(AttestationRecord::lastSuccess), state, reason,
+                    attestation.map(AttestationRecord::missed).orElse(0)));
         });
         return all;
     }

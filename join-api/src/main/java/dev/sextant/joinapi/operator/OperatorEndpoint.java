@@ -9,7 +9,7 @@ import dev.sextant.joinapi.nodestate.NodeStatus;
 import dev.sextant.joinapi.nodestate.Revocation;
 import dev.sextant.proto.v1.ClusterStatusRequest;
 import dev.sextant.proto.v1.ClusterStatusResponse;
-import dev.sextant.proto.v1.NodeState;
+import dev.sextant.proto.v1.NodeAttestationStatus;
 import dev.sextant.proto.v1.OperatorServiceGrpc;
 import dev.sextant.proto.v1.RevokeRequest;
 import dev.sextant.proto.v1.RevokeResponse;
@@ -59,7 +59,7 @@ public class OperatorEndpoint extends OperatorServiceGrpc.OperatorServiceImplBas
             Instant now = clock.instant();
             ClusterStatusResponse.Builder status = ClusterStatusResponse.newBuilder();
             for (NodeStatus node : nodes.all()) {
-                status.addNodes(NodeState.newBuilder().setName(node.name()).setRole(node.role())
+                status.addNodes(NodeAttestationStatus.newBuilder().setName(node.name()).setRole(node.role())
                         .setImageVersion(node.imageVersion().orElse(""))
                         .setSecondsSinceLastSuccess(node.lastSuccess().map(t -> Math.max(0, Duration.between(t, now).toSeconds())).orElse(-1L))
                         .setState(node.state().wire()).setReason(node.reason()));

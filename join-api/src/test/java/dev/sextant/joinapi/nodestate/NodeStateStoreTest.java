@@ -84,10 +84,10 @@ class NodeStateStoreTest {
         assertEquals(Optional.of("10.0.0.7:7443"), admin.get(V1 + "nodes/" + name + "/endpoint"));
         assertEquals(Optional.of("10.0.0.7:7443"), store.endpoint(name));
 
-        store.recordAttestation(name, NodeAttestation.attested(NOW, "1.2.0"));
+        store.recordAttestation(name, AttestationRecord.attested(NOW, "1.2.0"));
         assertEquals(Optional.of("{\"state\":\"attested\",\"lastSuccess\":\"2026-11-27T20:00:00Z\",\"imageVersion\":\"1.2.0\","
                 + "\"failure\":null,\"missed\":0}"), admin.get(V1 + "nodes/" + name + "/attestation"));
-        NodeAttestation missed = NodeAttestation.missedAfter(store.attestation(name), "no answer");
+        AttestationRecord missed = AttestationRecord.missedAfter(store.attestation(name), "no answer");
         store.recordAttestation(name, missed);
         assertEquals(Optional.of(missed), store.attestation(name));
         assertEquals(1, missed.missed());
@@ -100,7 +100,7 @@ class NodeStateStoreTest {
         String name = name();
         String ak = ak();
         bind(name, ak, "worker");
-        store.recordAttestation(name, NodeAttestation.attested(NOW.minusSeconds(30), "1.2.0"));
+        store.recordAttestation(name, AttestationRecord.attested(NOW.minusSeconds(30), "1.2.0"));
         long before = counter();
 
         Revocation revocation = store.revoke(name, ak, "PCR_MISMATCH: PCR 4 differs", "cp-0");
@@ -109,7 +109,7 @@ class NodeStateStoreTest {
         assertEquals(Optional.of("{\"node\":\"" + name + "\",\"reason\":\"PCR_MISMATCH: PCR 4 differs\",\"at\":\"2026-11-27T20:00:00Z\",\"by\":\"cp-0\"}"),
                 admin.get(V1 + "revoked/" + ak));
         assertEquals(before + 1, counter());
-        NodeAttestation record = store.attestation(name).orElseThrow();
+        AttestationRecord record = store.attestation(name).orElseThrow();
         assertEquals(AttestationState.REVOKED, record.state());
         assertEquals(Optional.of("PCR_MISMATCH: PCR 4 differs"), record.failure());
         assertEquals(Optional.of(NOW.minusSeconds(30)), record.lastSuccess(), "what the earlier rounds found is kept");
@@ -167,13 +167,13 @@ class NodeStateStoreTest {
         String name = name();
         String ak = ak();
         bind(name, ak, "worker");
-        assertTrue(store.recordAttestation(name, NodeAttestation.attested(NOW, "1.2.0"), tenure));
+        assertTrue(store.recordAttestation(name, AttestationRecord.attested(NOW, "1.2.0"), tenure));
 
         admin.revokeLease(lease); // the tenure ends: its key goes with its lease
         admin.createIfAbsent(holderKey, "cp-1", 0); // the next holder's tenure: the same key, another create revision
         long before = counter();
 
-        assertFalse(store.recordAttestation(name, NodeAttestation.missedAfter(Optional.empty(), "late"), tenure));
+        assertFalse(store.recordAttestation(name, AttestationRecord.missedAfter(Optional.empty(), "late"), tenure));
         assertEquals(Optional.empty(), store.revoke(name, ak, "UNREACHABLE", "cp-0", tenure));
         assertFalse(store.isRevoked(ak));
         assertEquals(before, counter());
@@ -193,9 +193,9 @@ class NodeStateStoreTest {
         bind(revoked, akRevoked, "worker");
         bind(fresh, ak(), "worker");
         store.recordEndpoint(attested, "10.0.0.2:7443");
-        store.recordAttestation(attested, NodeAttestation.attested(NOW.minusSeconds(12), "1.2.0"));
-        store.recordAttestation(unreachable, NodeAttestation.missedAfter(Optional.of(NodeAttestation.attested(NOW.minusSeconds(90), "1.1.0")), "no answer"));
-        store.recordAttestation(revoked, NodeAttestation.attested(NOW.minusSeconds(60), "1.2.0"));
+        store.recordAttestation(attested, AttestationRecord.attested(NOW.minusSeconds(12), "1.2.0"));
+        store.recordAttestation(unreachable, AttestationRecord.missedAfter(Optional.of(AttestationRecord.attested(NOW.minusSeconds(90), "1.1.0")), "no answer"));
+        store.recordAttestation(revoked, AttestationRecord.attested(NOW.minusSeconds(60), "1.2.0"));
         store.revoke(revoked, akRevoked, Revocation.OPERATOR, Revocation.BY_OPERATOR);
 
         List<NodeStatus> all = store.all().stream().filter(s -> List.of(attested, unreachable, revoked, fresh).contains(s.name())).toList();
