@@ -5,6 +5,7 @@ import dev.sextant.attestation.ecdsa.BouncyCastleEcdsa;
 import dev.sextant.attestation.ecdsa.Ecdsa;
 import dev.sextant.attestation.issue.Attester;
 import dev.sextant.attestation.verify.AttestationVerifier;
+import dev.sextant.attestation.verify.Reason;
 import io.grpc.netty.GrpcSslContexts;
 import io.netty.handler.ssl.ClientAuth;
 import io.netty.handler.ssl.OpenSsl;
@@ -18,6 +19,7 @@ import javax.net.ssl.SSLException;
 import javax.net.ssl.X509ExtendedTrustManager;
 import java.security.SecureRandom;
 import java.time.Clock;
+import java.util.Set;
 
 /**
  * SslContexts for {@code NettyServerBuilder.sslContext} and {@code NettyChannelBuilder.sslContext}.
@@ -53,8 +55,9 @@ public final class AtlsContexts {
     public static SslContext server(OwnAttestation own, ClientVerification clients, Ecdsa ecdsa) throws SSLException {
         SslContextBuilder builder = SslContextBuilder.forServer(keyManager(own, ecdsa));
         if (clients instanceof ClientVerification.Required required) {
-            builder.trustManager(new VerifyingTrustManager(required.verifier(), VARIANT, Clock.systemUTC(), ecdsa,
-                    required.toldInCall())).clientAuth(ClientAuth.REQUIRE);
+            builder.trustManager(telling(required.verifier(), required.toldInCall(), ecdsa)).clientAuth(ClientAuth.REQUIRE);
+        } else if (clients instanceof ClientVerification.IfPresented ifPresented) {
+            builder.trustManager(telling(ifPresented.verifier(), ifPresented.toldInCall(), ecdsa)).clientAuth(ClientAuth.OPTIONAL);
         } else {
             builder.clientAuth(ClientAuth.NONE);
         }
@@ -84,6 +87,11 @@ public final class AtlsContexts {
 
     private static AttestingKeyManager keyManager(OwnAttestation own, Ecdsa ecdsa) {
         return new AttestingKeyManager(CertificateMinter.create(ecdsa), own, VARIANT);
+    }
+
+    private static VerifyingTrustManager telling(AttestationVerifier verifier, Set<Reason> toldInCall,
+                                                 Ecdsa ecdsa) {
+        return new VerifyingTrustManager(verifier, VARIANT, Clock.systemUTC(), ecdsa, toldInCall);
     }
 
     private static VerifyingTrustManager verifying(AttestationVerifier verifier, Ecdsa ecdsa) {

@@ -44,14 +44,36 @@ public sealed interface ClientVerification {
         return new Anonymous();
     }
 
+    /**
+     * A client may present no certificate (it proves itself in the call, as the operator does on the join
+     * service's port); one that presents a certificate is held to {@code verifier} inside the handshake as
+     * {@link #telling} holds it (a failing one fails the handshake, one refused for a {@code toldInCall}
+     * reason is told in its calls). Which calls need an attested peer is then the interceptor's decision
+     * ({@link AtlsServerInterceptor}): the handshake no longer refuses a bare client.
+     */
+    static ClientVerification ifPresented(AttestationVerifier verifier, Set<Reason> toldInCall) {
+        return new IfPresented(verifier, toldInCall);
+    }
+
+    record IfPresented(AttestationVerifier verifier, Set<Reason> toldInCall) implements ClientVerification {
+        public IfPresented {
+            Objects.requireNonNull(verifier, "verifier");
+            toldInCall = tellable(toldInCall);
+        }
+    }
+
     record Required(AttestationVerifier verifier, Set<Reason> toldInCall) implements ClientVerification {
         public Required {
             Objects.requireNonNull(verifier, "verifier (use ClientVerification.anonymous() for a server-attested service)");
-            toldInCall = Set.copyOf(toldInCall);
-            if (!TELLABLE.containsAll(toldInCall)) {
-                throw new IllegalArgumentException("only " + TELLABLE + " may be told in the call, not " + toldInCall);
-            }
+            toldInCall = tellable(toldInCall);
         }
+    }
+
+    private static Set<Reason> tellable(Set<Reason> toldInCall) {
+        if (!TELLABLE.containsAll(toldInCall)) {
+            throw new IllegalArgumentException("only " + TELLABLE + " may be told in the call, not " + toldInCall);
+        }
+        return Set.copyOf(toldInCall);
     }
 
     record Anonymous() implements ClientVerification {

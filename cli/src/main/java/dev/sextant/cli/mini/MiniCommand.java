@@ -7,7 +7,7 @@ import picocli.CommandLine.Command;
                 + "each with a software TPM, verified over attested TLS, initialized and joined; nodes reboot and the "
                 + "cluster starts again with its disks kept. Files (logs, TPM "
                 + "states, state disks, mini.json) live in --dir (default $SEXTANT_MINI_DIR, else out/mini).",
-        subcommands = {UpCommand.class, StatusCommand.class, RebootCommand.class, StopCommand.class, DownCommand.class,
+        subcommands = {UpCommand.class, StatusCommand.class, MiniRevokeCommand.class, RebootCommand.class, StopCommand.class, DownCommand.class,
                 StartCommand.class})
 public final class MiniCommand {
 }

@@ -20,7 +20,8 @@ import java.util.concurrent.Callable;
                 " 2:usage error, or a file that cannot be read", " 3:no mini cluster in --dir"},
         description = "Per node of the mini cluster: whether QEMU and swtpm run, the forwarded ports, the last status "
                 + "line of its console, a fresh attested-TLS verification and, on a control plane, its etcd member "
-                + "(leader, follower or learner) and its health as the member answers.")
+                + "(leader, follower or learner) and its health as the member answers; then each node's re-attestation "
+                + "state (attested, unreachable or revoked) as a control plane's join service reports it.")
 public final class StatusCommand implements Callable<Integer> {
     static final int NO_CLUSTER = 3;
 
@@ -55,6 +56,15 @@ public final class StatusCommand implements Callable<Integer> {
                 healthy &= r.etcd().endsWith(", healthy");
             }
             healthy &= r.qemuAlive() && r.swtpmAlive() && r.verify().startsWith("PCR ");
+        }
+        out.println("re-attestation, as the join service sees it (sextant cluster status):");
+        StringBuilder whyNot = new StringBuilder();
+        Optional<List<String>> operator = MiniOperator.args(dir.layout(), state.get(), whyNot);
+        if (operator.isPresent()) {
+            // Its own exit code does not decide this one: the nodes' health above does.
+            InProcessCommand.CLUSTER_STATUS.run(operator.get(), line -> out.println("  " + line));
+        } else {
+            out.println("  not asked: " + whyNot);
         }
         out.println("checked at " + Instant.now());
         return healthy ? 0 : 1;

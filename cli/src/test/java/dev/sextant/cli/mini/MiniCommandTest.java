@@ -33,6 +33,14 @@ class MiniCommandTest {
     }
 
     @Test
+    @DisplayName("revoke without a cluster says where it looked and exits 3; without a node name it is a usage error (exit 2)")
+    void revokeWithoutCluster() {
+        assertEquals(StatusCommand.NO_CLUSTER, run("mini", "revoke", "worker-0", "--dir", dir.toString()));
+        assertTrue(out.toString().contains("no mini cluster in " + dir), out.toString());
+        assertEquals(2, run("mini", "revoke", "--dir", dir.toString()));
+    }
+
+    @Test
     @DisplayName("down without a cluster has nothing to stop and succeeds")
     void downWithoutCluster() {
         assertEquals(0, run("mini", "down", "--dir", dir.toString()));

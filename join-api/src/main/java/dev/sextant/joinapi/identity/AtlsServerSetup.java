@@ -24,10 +24,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Puts the gRPC server behind client-attested aTLS: every client must present a quote that the
- * reloading verifier accepts, inside the handshake, so unattested or mis-measured callers never
+ * Puts the gRPC server behind client-attested aTLS: a client that presents a certificate must present
+ * a quote that the reloading verifier accepts, inside the handshake, so mis-measured callers never
  * reach a method; a node whose genuine quote matches an image the set retired completes the handshake
- * unattested and has every call refused PERMISSION_DENIED naming the retired image. When an {@link Attester} bean exists (a TPM on this control-plane node) the
+ * unattested and has every call refused PERMISSION_DENIED naming the retired image. A client may present
+ * none (the operator, who has no TPM, proves itself in each call): the attestation interceptor then
+ * refuses it every JoinService call, UNAUTHENTICATED. When an {@link Attester} bean exists (a TPM on this control-plane node) the
  * server attests itself too and the channel is mutually attested.
  */
 @Singleton
@@ -54,8 +56,9 @@ public class AtlsServerSetup implements BeanCreatedEventListener<ServerBuilder<?
         try {
             // Flood limits: every handshake costs a quote (mutual) and a verification, before the caller proved anything.
             OwnAttestation own = serverAttester.map(OwnAttestation::by).orElse(OwnAttestation.none());
-            // A genuine node on a retired image is told which (PERMISSION_DENIED in its call) rather than hung up on.
-            ClientVerification clients = ClientVerification.telling(verifier, Set.of(Reason.IMAGE_RETIRED));
+            // A client may come without a certificate (the operator); one with a certificate is verified in the
+            // handshake, and a genuine node on a retired image is told which (PERMISSION_DENIED in its call).
+            ClientVerification clients = ClientVerification.ifPresented(verifier, Set.of(Reason.IMAGE_RETIRED));
             AtlsServers.secure(netty, AtlsContexts.server(own, clients, ecdsa), HandshakeLimits.defaults());
             ConnectionLimits.defaults().applyTo(netty);
         } catch (SSLException e) {

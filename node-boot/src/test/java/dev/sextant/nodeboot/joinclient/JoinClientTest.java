@@ -127,7 +127,8 @@ class JoinClientTest {
     private Node node(TestJoinService service, ServerVerification joinService, int maxRounds) throws Exception {
         StandInK3s k3s = StandInK3s.create(Files.createDirectories(dir.resolve("k3s-" + boots.size())), 0);
         TestNode boot = boot(new K3sDriver(k3s.settings()));
-        return start(boot, JoinClient.Node.worker("node-b", true, boot.disk::prepareFresh), service, joinService, maxRounds, k3s);
+        return start(boot, JoinClient.Node.worker("node-b", true, boot.disk::prepareFresh).withVerifyEndpoint("10.0.0.7:7443"),
+                service, joinService, maxRounds, k3s);
     }
 
     /** The control plane cp-1 on an image without k3s, or with it ({@code kubernetes} installed). */
@@ -188,7 +189,7 @@ class JoinClientTest {
     }
 
     @Test
-    @DisplayName("a good node gets its ticket, takes the lock (PCR 15 = cluster ID event), re-keys its disk, records its state on it and joins with k3s agent")
+    @DisplayName("a good node gets its ticket (reporting its VerifyService endpoint), takes the lock (PCR 15 = cluster ID event), re-keys its disk, records its state on it and joins with k3s agent")
     void goodNodeJoins() throws Exception {
         byte[] before = swtpm.client().pcr().readAll(TpmAlg.SHA256).get(15);
         try (var service = new TestJoinService(null, policy((byte) 0))) {
@@ -213,6 +214,7 @@ class JoinClientTest {
             assertEquals(HexFormat.of().formatHex(clusterId), state.clusterIdHex());
             assertEquals("node-b", service.requests.get(0).getNodeName());
             assertEquals(FakeLuks.UUID, service.requests.get(0).getDiskUuid());
+            assertEquals("10.0.0.7:7443", service.requests.get(0).getVerifyEndpoint(), "where its VerifyService answers, for re-attestation");
             assertTrue(service.requests.get(0).getKubeletCsr().isEmpty(), "k3s makes its own kubelet credentials");
             var member = state.member().credentials();
             var certificate = member.check(java.time.Instant.now());

@@ -1,0 +1,29 @@
+package dev.sextant.nodeboot.joinclient;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+
+@DisplayName("The VerifyService endpoint a node reports with its ticket requests")
+class VerifyEndpointReportTest {
+    private static JoinClientSettings settings(String host) {
+        return new JoinClientSettings(List.of(), null, false, Duration.ofSeconds(30), host);
+    }
+
+    @Test
+    @DisplayName("the configured host (sextant.node.join.verify-advertise-host) and the gRPC port")
+    void configuredHost() {
+        assertEquals("192.0.2.7:7443", new VerifyEndpointReport(settings(" 192.0.2.7 "), 7443).endpoint());
+    }
+
+    @Test
+    @DisplayName("without a setting: the node's first IPv4 address that is up, not loopback, not link-local, or nothing")
+    void ownAddress() {
+        String endpoint = new VerifyEndpointReport(settings(""), 7443).endpoint();
+        assertTrue(endpoint.isEmpty() || endpoint.matches("\\d+\\.\\d+\\.\\d+\\.\\d+:7443") && !endpoint.startsWith("127."), endpoint);
+    }
+}
