@@ -248,6 +248,57 @@ public final class EtcdClient implements AutoCloseable {
     }
 
     /**
+     * Writes every entry in one transaction only if the fence holds (when given) and each key of
+     * {@code unmodifiedSince} was last modified at its revision (0: is absent); and reads the keys of
+     * {@code read} in the same transaction, whatever the outcome: after the write when it was made, as they
+     * stood when it was refused (so a refused caller learns why without another round trip). One round trip.
+     * A write retried after a lost answer may find its own first attempt and be refused: the read shows it.
+     */
+    public ConditionalWrite putAllIf(Optional<Fence> fence, Map<String, Long> unmodifiedSince, Map<String, String> entries,
+                                     List<String> read) {
+        if (entries.isEmpty()) {
+            throw new IllegalArgumentException("a conditional write needs at least one key");
+        }
+        TxnRequest.Builder txn = TxnRequest.newBuilder();
+        fence.ifPresent(f -> txn.addCompare(Compare.newBuilder().setKey(bytes(f.key())).setTarget(Compare.CompareTarget.CREATE)
+                .setResult(Compare.CompareResult.EQUAL).setCreateRevision(f.createRevision())));
+        unmodifiedSince.forEach((key, revision) -> txn.addCompare(Compare.newBuilder().setKey(bytes(key))
+                .setTarget(Compare.CompareTarget.MOD).setResult(Compare.CompareResult.EQUAL).setModRevision(revision)));
+        entries.forEach((key, value) -> txn.addSuccess(RequestOp.newBuilder()
+                .setRequestPut(PutRequest.newBuilder().setKey(bytes(key)).setValue(bytes(value)))));
+        List<String> reads = List.copyOf(read);
+        for (String key : reads) {
+            RequestOp range = RequestOp.newBuilder().setRequestRange(RangeRequest.newBuilder().setKey(bytes(key))).build();
+            txn.addSuccess(range);
+            txn.addFailure(range);
+        }
+        TxnResponse response = channels.call("conditional write of " + entries.size() + " keys" + (fence.isPresent() ? ", fenced" : ""),
+                c -> kv(c).txn(txn.build()));
+        int first = response.getSucceeded() ? entries.size() : 0;
+        Map<String, Versioned> values = new LinkedHashMap<>();
+        for (int i = 0; i < reads.size(); i++) {
+            RangeResponse range = response.getResponses(first + i).getResponseRange();
+            if (range.getKvsCount() > 0) {
+                KeyValue kv = range.getKvs(0);
+                values.put(reads.get(i), new Versioned(text(kv.getValue()), kv.getModRevision()));
+            }
+        }
+        return new ConditionalWrite(response.getSucceeded(), response.getHeader().getRevision(), values);
+    }
+
+    /** Every key under {@code prefix} with its value, in key order (as bytes), read at one revision. */
+    public Map<String, String> getPrefix(String prefix) {
+        ByteString start = bytes(prefix);
+        RangeResponse response = channels.call("range", c -> kv(c).range(RangeRequest.newBuilder()
+                .setKey(start).setRangeEnd(prefixEnd(start)).build()));
+        Map<String, String> values = new LinkedHashMap<>();
+        for (KeyValue kv : response.getKvsList()) {
+            values.put(text(kv.getKey()), text(kv.getValue()));
+        }
+        return values;
+    }
+
+    /**
      * Watches {@code key} for its deletion from {@code fromRevision} on (a deletion at or after it is
      * reported, also one that happened before the watch was created); {@code onDeleted} runs once, on a
      * gRPC thread, and the watch ends. Best effort: a watch whose stream fails just ends

@@ -1,0 +1,26 @@
+package dev.sextant.joinapi.nodestate;
+
+import java.time.Instant;
+import java.util.Objects;
+
+/**
+ * Why and when a machine was revoked, {@code revoked/<ak>}: final for that AK. {@code reason} is the
+ * refusal code, optionally followed by ": " and what it names ({@code PCR_MISMATCH: PCR 4 differs},
+ * {@code OPERATOR}); {@code by} who revoked it (the holder's node name, or {@link #BY_OPERATOR}).
+ */
+public record Revocation(String node, String reason, Instant at, String by) {
+    /** {@code by} of a revocation the operator asked for ({@code sextant revoke}). */
+    public static final String BY_OPERATOR = "operator";
+    /** The reason of a revocation the operator asked for. */
+    public static final String OPERATOR = "OPERATOR";
+
+    public Revocation {
+        Objects.requireNonNull(node, "node");
+        Objects.requireNonNull(reason, "reason");
+        Objects.requireNonNull(at, "at");
+        Objects.requireNonNull(by, "by");
+        if (reason.isBlank()) {
+            throw new IllegalArgumentException("a revocation names its reason");
+        }
+    }
+}
