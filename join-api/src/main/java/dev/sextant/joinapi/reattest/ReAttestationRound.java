@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -34,19 +35,24 @@ public final class ReAttestationRound implements AutoCloseable {
     }
 
     private final Function<BoundMachine, Evidence> ask;
-    private final EvidenceJudge judge;
     private final ExecutorService calls;
 
-    ReAttestationRound(Function<BoundMachine, Evidence> ask, EvidenceJudge judge, int parallel) {
+    /** @param ask asks one machine ({@link NodeCall#ask}) */
+    ReAttestationRound(Function<BoundMachine, Evidence> ask, int parallel) {
         if (parallel < 1) {
             throw new IllegalArgumentException("at least one call in flight, got " + parallel);
         }
         this.ask = ask;
-        this.judge = judge;
         this.calls = Executors.newFixedThreadPool(parallel, daemonThreads());
     }
 
-    public Result run(List<BoundMachine> machines) throws InterruptedException {
+    /**
+     * Asks every machine and judges its answer.
+     *
+     * @param nodeBoundToAk the node an AK (hex) is bound to, if any: the bindings as the round read them
+     */
+    public Result run(List<BoundMachine> machines, Function<String, Optional<String>> nodeBoundToAk) throws InterruptedException {
+        EvidenceJudge judge = new EvidenceJudge(nodeBoundToAk);
         long start = System.nanoTime();
         List<Future<NodeOutcome>> pending = new ArrayList<>(machines.size());
         for (BoundMachine machine : machines) {

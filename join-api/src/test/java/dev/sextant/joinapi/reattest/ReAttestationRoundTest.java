@@ -18,6 +18,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Function;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
@@ -35,6 +36,7 @@ class ReAttestationRoundTest {
     private Measurements image;
     private final AtomicReference<MeasurementSet> setInForce = new AtomicReference<>();
     private ReAttestationRound round;
+    private Function<String, Optional<String>> bindings;
 
     @BeforeAll
     void start() throws Exception {
@@ -49,8 +51,8 @@ class ReAttestationRoundTest {
         BouncyCastleEcdsa ecdsa = new BouncyCastleEcdsa(new SecureRandom());
         ClusterEvidence policy = new ClusterEvidence(setInForce::get, trust, ecdsa, clusterId);
         Map<String, String> nodeOfAk = Map.of(healthy.ak(), "healthy", changed.ak(), "changed", bound.ak(), "bound");
-        round = new ReAttestationRound(new NodeCall(policy, ecdsa, Duration.ofSeconds(5))::ask,
-                new EvidenceJudge(ak -> Optional.ofNullable(nodeOfAk.get(ak))), 16);
+        bindings = ak -> Optional.ofNullable(nodeOfAk.get(ak));
+        round = new ReAttestationRound(new NodeCall(policy, ecdsa, Duration.ofSeconds(5))::ask, 16);
     }
 
     @AfterAll
@@ -63,7 +65,7 @@ class ReAttestationRoundTest {
     }
 
     private NodeOutcome one(BoundMachine machine) throws InterruptedException {
-        ReAttestationRound.Result result = round.run(List.of(machine));
+        ReAttestationRound.Result result = round.run(List.of(machine), bindings);
         System.out.println("round: " + result.summary());
         return result.outcomes().get(machine.name());
     }
@@ -93,8 +95,9 @@ class ReAttestationRoundTest {
             ClusterEvidence policy = new ClusterEvidence(setInForce::get, AkTrust.ekCa(List.of(other.ekCa())),
                     new BouncyCastleEcdsa(new SecureRandom()), clusterId);
             try (ReAttestationRound own = new ReAttestationRound(new NodeCall(policy, new BouncyCastleEcdsa(new SecureRandom()),
-                    Duration.ofSeconds(5))::ask, new EvidenceJudge(ak -> Optional.empty()), 1)) {
-                NodeOutcome outcome = own.run(List.of(new BoundMachine("other", other.ak(), other.endpoint()))).outcomes().get("other");
+                    Duration.ofSeconds(5))::ask, 1)) {
+                NodeOutcome outcome = own.run(List.of(new BoundMachine("other", other.ak(), other.endpoint())), ak -> Optional.empty())
+                        .outcomes().get("other");
                 NodeOutcome.Failed failed = assertInstanceOf(NodeOutcome.Failed.class, outcome);
                 assertEquals(RevocationReason.PCR_MISMATCH, failed.reason());
                 assertTrue(failed.detail().contains("PCR 15"), failed.detail());
@@ -146,7 +149,7 @@ class ReAttestationRoundTest {
         List<BoundMachine> machines = List.of(new BoundMachine("healthy", healthy.ak(), healthy.endpoint()),
                 new BoundMachine("bound", bound.ak(), bound.endpoint()),
                 new BoundMachine("nowhere", unbound.ak(), "not an endpoint"));
-        ReAttestationRound.Result result = round.run(machines);
+        ReAttestationRound.Result result = round.run(machines, bindings);
         System.out.println("round: " + result.summary());
         assertEquals(new NodeOutcome.Attested("1.0"), result.outcomes().get("healthy"));
         assertEquals(new NodeOutcome.Attested("1.0"), result.outcomes().get("bound"));
