@@ -63,6 +63,7 @@ public final class ReAttestationDuty implements AutoCloseable {
     private volatile DutyHolder holder; // made by the duty's thread once etcd is reachable
     private ReAttestationRound round;
     private volatile RoundReport last;
+    private boolean waitingForEtcd; // the duty's thread's: said once that etcd cannot be reached yet
 
     public ReAttestationDuty(EtcdClients etcd, NodeStateStore store, Rounds rounds, RevocationPublisher publisher,
                              ReAttestationSettings settings, String holderName, Clock clock) {
@@ -96,35 +97,38 @@ public final class ReAttestationDuty implements AutoCloseable {
         return Optional.ofNullable(last);
     }
 
+    /**
+     * Looks every third of the lease whether this service holds the duty; while it does, runs a round every
+     * period, counted from the start of the last (a slow round does not drift the schedule), the first at
+     * once when the duty is taken.
+     */
     private void run() {
-        long next = System.nanoTime();
+        long nextRound = System.nanoTime();
+        long look = settings.lease().toNanos() / 3;
         while (!closed) {
             if (holder == null) {
                 holder = candidate();
             }
-            if (holder != null && holder.isHolder()) {
-                Optional<Holding> tenure = holder.holding();
-                if (tenure.isPresent()) {
-                    try {
-                        last = runRound(tenure.get());
-                    } catch (Refusal r) {
-                        LOG.warn("re-attestation round failed ({}): {}", r.reason().tag(), r.getMessage(), r.getCause());
-                    } catch (InterruptedException e) {
-                        return;
-                    } catch (RuntimeException e) {
-                        LOG.error("re-attestation round failed", e);
-                    }
+            long now = System.nanoTime();
+            Optional<Holding> tenure = holder == null ? Optional.empty() : holder.holding();
+            if (tenure.isEmpty()) {
+                nextRound = now; // a round as soon as the duty is ours
+            } else if (now - nextRound >= 0) {
+                nextRound = now + settings.period().toNanos();
+                try {
+                    last = runRound(tenure.get());
+                } catch (Refusal r) {
+                    LOG.warn("re-attestation round failed ({}): {}", r.reason().tag(), r.getMessage(), r.getCause());
+                } catch (InterruptedException e) {
+                    return;
+                } catch (RuntimeException e) {
+                    LOG.error("re-attestation round failed", e);
                 }
             }
-            // Every period, counted from the start of the last, so a slow round does not drift the schedule;
-            // a candidate looks again at the same pace (its DutyHolder takes the duty on its own meanwhile).
-            next += settings.period().toNanos();
-            long now = System.nanoTime();
-            if (next - now < 0) {
-                next = now;
-            }
+            long wakeUp = tenure.isPresent() ? Math.min(nextRound - System.nanoTime(), look) : look;
+            long until = System.nanoTime() + wakeUp;
             synchronized (lock) {
-                for (long left = next - System.nanoTime(); left > 0 && !closed; left = next - System.nanoTime()) {
+                for (long left = wakeUp; left > 0 && !closed; left = until - System.nanoTime()) {
                     try {
                         TimeUnit.NANOSECONDS.timedWait(lock, left);
                     } catch (InterruptedException e) {
@@ -146,7 +150,11 @@ public final class ReAttestationDuty implements AutoCloseable {
                 return made.start();
             }
         } catch (Refusal r) {
-            LOG.warn("cannot compete for the re-attestation duty yet: {}", r.getMessage());
+            if (!waitingForEtcd) {
+                LOG.warn("cannot compete for the re-attestation duty yet, trying again every {} s: {}",
+                        settings.lease().getSeconds() / 3, r.getMessage());
+                waitingForEtcd = true;
+            }
             return null;
         }
     }
