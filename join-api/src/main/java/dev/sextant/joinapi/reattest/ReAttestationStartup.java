@@ -10,6 +10,7 @@ import dev.sextant.joinapi.nodestate.NodeStateStore;
 import dev.sextant.joinapi.plan.ClusterInfo;
 import dev.sextant.keys.KeyDerivation;
 import dev.sextant.serviceconfig.JoinServiceConfig;
+import io.micronaut.context.BeanProvider;
 import io.micronaut.context.annotation.Context;
 import io.micronaut.context.annotation.Requires;
 import jakarta.annotation.PreDestroy;
@@ -39,14 +40,16 @@ public class ReAttestationStartup {
     private final ReAttestationDuty duty;
 
     public ReAttestationStartup(ReAttestationSettings settings, JoinServiceConfig config, EtcdConnection etcd,
-                                NodeStateStore store, KeyServiceClient kms, ClusterInfo cluster, ReloadingVerifier verifier,
-                                Ecdsa ecdsa, Clock clock) {
-        AkTrust trust = akTrust(config);
-        SetInForceReader setInForce = new SetInForceReader(verifier);
+                                NodeStateStore store, BeanProvider<KeyServiceClient> kms, BeanProvider<ClusterInfo> cluster,
+                                BeanProvider<ReloadingVerifier> verifier, Ecdsa ecdsa, Clock clock) {
         String holderName = settings.holder().orElseGet(ReAttestationStartup::hostName);
+        // Built at the first round this service holds, not at start: the set in force, the EK CA and the KMS
+        // may all be missing while the service starts (a training run, a control plane whose files come later).
         ReAttestationDuty.Rounds rounds = () -> {
-            ReAttestationKeys keys = kms.reAttestationKeys();
-            byte[] clusterId = KeyDerivation.clusterId(keys.measurementSecret(), cluster.measurementSalt());
+            AkTrust trust = akTrust(config);
+            SetInForceReader setInForce = new SetInForceReader(verifier.get());
+            ReAttestationKeys keys = kms.get().reAttestationKeys();
+            byte[] clusterId = KeyDerivation.clusterId(keys.measurementSecret(), cluster.get().measurementSalt());
             Arrays.fill(keys.measurementSecret(), (byte) 0);
             Arrays.fill(keys.discoveryCaSeed(), (byte) 0);
             return new ReAttestationRound(new NodeCall(new ClusterEvidence(setInForce, trust, ecdsa, clusterId), ecdsa,
