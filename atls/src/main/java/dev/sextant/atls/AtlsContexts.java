@@ -54,6 +54,8 @@ public final class AtlsContexts {
         SslContextBuilder builder = SslContextBuilder.forServer(keyManager(own, ecdsa));
         if (clients instanceof ClientVerification.Required required) {
             builder.trustManager(verifying(required.verifier(), ecdsa)).clientAuth(ClientAuth.REQUIRE);
+        } else if (clients instanceof ClientVerification.IfPresented ifPresented) {
+            builder.trustManager(verifying(ifPresented.verifier(), ecdsa)).clientAuth(ClientAuth.OPTIONAL);
         } else {
             builder.clientAuth(ClientAuth.NONE);
         }

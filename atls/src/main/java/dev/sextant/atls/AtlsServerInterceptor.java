@@ -1,5 +1,7 @@
 package dev.sextant.atls;
 
+import javax.net.ssl.SSLSession;
+import java.util.Set;
 import dev.sextant.attestation.verify.AttestedState;
 import io.grpc.Context;
 import io.grpc.Contexts;
@@ -20,24 +22,40 @@ import java.util.Optional;
  */
 public final class AtlsServerInterceptor implements ServerInterceptor {
     private final boolean attestationRequired;
+    private final Set<String> servicesWithoutAttestation;
 
     public AtlsServerInterceptor(boolean attestationRequired) {
+        this(attestationRequired, Set.of());
+    }
+
+    /**
+     * @param servicesWithoutAttestation full names of the services whose callers prove themselves in the
+     *                                   call instead (the operator's service): attestation is not required
+     *                                   there, and its methods must check their own proof
+     */
+    public AtlsServerInterceptor(boolean attestationRequired, Set<String> servicesWithoutAttestation) {
         this.attestationRequired = attestationRequired;
+        this.servicesWithoutAttestation = Set.copyOf(servicesWithoutAttestation);
     }
 
     @Override
     public <Q, R> ServerCall.Listener<Q> interceptCall(ServerCall<Q, R> call, Metadata headers,
                                                         ServerCallHandler<Q, R> next) {
-        Optional<AttestedState> state =
-                PeerAttestation.of(call.getAttributes().get(Grpc.TRANSPORT_ATTR_SSL_SESSION));
+        SSLSession session = call.getAttributes().get(Grpc.TRANSPORT_ATTR_SSL_SESSION);
+        Optional<AttestedState> state = PeerAttestation.of(session);
+        Context context = Context.current();
+        Optional<byte[]> clientRandom = HandshakeRandom.client(session);
+        if (clientRandom.isPresent()) {
+            context = context.withValue(HandshakeRandom.CONTEXT_KEY, clientRandom.get());
+        }
         if (state.isEmpty()) {
-            if (attestationRequired) {
+            if (attestationRequired && !servicesWithoutAttestation.contains(call.getMethodDescriptor().getServiceName())) {
                 call.close(Status.UNAUTHENTICATED.withDescription("the peer is not attested"), new Metadata());
                 return new ServerCall.Listener<>() {};
             }
-            return next.startCall(call, headers);
+        } else {
+            context = context.withValue(PeerAttestation.CONTEXT_KEY, state.get());
         }
-        Context context = Context.current().withValue(PeerAttestation.CONTEXT_KEY, state.get());
         return Contexts.interceptCall(context, call, headers, next);
     }
 }

@@ -50,11 +50,25 @@ final class AttestingKeyManager extends X509ExtendedKeyManager {
 
     @Override
     public String chooseEngineServerAlias(String keyType, Principal[] issuers, SSLEngine engine) {
-        return KEY_TYPE.equals(keyType) ? mint(TlsRandoms.client(engine), Purpose.ATLS_SERVER) : null;
+        if (!KEY_TYPE.equals(keyType)) {
+            return null;
+        }
+        Optional<byte[]> clientRandom = TlsRandoms.client(engine);
+        // The server's own record of this handshake's client random, for calls that bind a proof to it.
+        clientRandom.ifPresent(random -> HandshakeRandom.recordClient(engine, random));
+        return mint(clientRandom, Purpose.ATLS_SERVER);
     }
 
+    /**
+     * A client that does not attest presents no certificate at all: a server that verifies clients only
+     * when they present one (the join service's port, where the operator calls without a TPM) must not
+     * take a bare certificate for a failed attestation; a server that requires one refuses either way.
+     */
     @Override
     public String chooseEngineClientAlias(String[] keyTypes, Principal[] issuers, SSLEngine engine) {
+        if (own instanceof OwnAttestation.None) {
+            return null;
+        }
         return Arrays.asList(keyTypes).contains(KEY_TYPE) ? mint(TlsRandoms.server(engine), Purpose.ATLS_CLIENT) : null;
     }
 

@@ -25,6 +25,22 @@ public sealed interface ClientVerification {
         return new Anonymous();
     }
 
+    /**
+     * A client may present no certificate (it proves itself in the call, as the operator does on the join
+     * service's port); one that presents a certificate must present an attestation {@code verifier}
+     * accepts, inside the handshake, or the handshake fails. Which calls need an attested peer is then the
+     * interceptor's decision ({@link AtlsServerInterceptor}): the handshake no longer refuses a bare client.
+     */
+    static ClientVerification ifPresented(AttestationVerifier verifier) {
+        return new IfPresented(verifier);
+    }
+
+    record IfPresented(AttestationVerifier verifier) implements ClientVerification {
+        public IfPresented {
+            Objects.requireNonNull(verifier, "verifier");
+        }
+    }
+
     record Required(AttestationVerifier verifier) implements ClientVerification {
         public Required {
             Objects.requireNonNull(verifier, "verifier (use ClientVerification.anonymous() for a server-attested service)");

@@ -26,7 +26,8 @@ import picocli.CommandLine.ScopeType;
         exitCodeList = {ExitCodes.DONE_ROW, ExitCodes.FAILED_ROW},
         subcommands = {InitCommand.class, NodeVerifyCommand.class, AttestCommand.class, MeasurementsCommand.class,
                 TpmCommand.class, MeasureCommand.class, ImageCommand.class, dev.sextant.cli.upgrade.UpgradeCommand.class,
-                dev.sextant.cli.mini.MiniCommand.class, dev.sextant.cli.recover.RecoverCommand.class, CompletionCommand.class})
+                dev.sextant.cli.mini.MiniCommand.class, dev.sextant.cli.recover.RecoverCommand.class, dev.sextant.cli.operator.ClusterCommand.class,
+                dev.sextant.cli.operator.RevokeCommand.class, CompletionCommand.class})
 public final class SextantCommand {
     @Option(names = ExecutionErrorHandler.DEBUG_OPTION, scope = ScopeType.INHERIT,
             description = "on failure, also print the exception, its causes and their stack traces")

@@ -23,6 +23,8 @@ public final class AttestedChannel implements AutoCloseable {
     private final ManagedChannel channel;
     private final AtomicReference<AttestationRejected> rejection = new AtomicReference<>();
     private final AtomicReference<AttestedState> verified = new AtomicReference<>();
+    /** ClientHello.random of the connection whose server passed: the nonce its quote was verified over. */
+    private final AtomicReference<byte[]> clientRandom = new AtomicReference<>();
 
     public AttestedChannel(NodeEndpoint endpoint, AttestationVerifier verifier) throws SSLException {
         AttestationVerifier recording = (document, purpose, nonce, userData) -> record(verifier, document, purpose, nonce, userData);
@@ -35,6 +37,7 @@ public final class AttestedChannel implements AutoCloseable {
         try {
             AttestedState state = verifier.verify(document, purpose, nonce, userData);
             verified.set(state);
+            clientRandom.set(nonce.clone());
             return state;
         } catch (AttestationRejected e) {
             rejection.set(e);
@@ -46,6 +49,12 @@ public final class AttestedChannel implements AutoCloseable {
 
     /** Why the node was refused in the handshake, if it was. */
     public Optional<AttestationRejected> rejection() { return Optional.ofNullable(rejection.get()); }
+
+    /**
+     * The client's TLS random of the connection whose server passed verification (the nonce the server
+     * quoted over): what the operator's proof binds a call to. Empty before a handshake succeeded.
+     */
+    public Optional<byte[]> clientRandom() { return Optional.ofNullable(clientRandom.get()).map(byte[]::clone); }
 
     /** What the node proved in the handshake, once it did. */
     public Optional<AttestedState> verified() { return Optional.ofNullable(verified.get()); }

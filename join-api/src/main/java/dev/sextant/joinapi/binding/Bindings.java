@@ -83,6 +83,11 @@ public class Bindings {
         return store.lookup(BindingKey.disk(diskUuid)).map(owner -> sameAk(owner, HexFormat.of().formatHex(akName))).orElse(false);
     }
 
+    /** The node name this machine joined under; empty when it has none (the init node's older claims included). */
+    public Optional<String> nodeName(byte[] akName) throws Refusal {
+        return store.lookup(BindingKey.machineNode(HexFormat.of().formatHex(akName)));
+    }
+
     /** The cluster's control-plane limit (the stored one, else this service's setting). */
     public int controlPlaneLimit() throws Refusal {
         if (storedLimit > 0) {

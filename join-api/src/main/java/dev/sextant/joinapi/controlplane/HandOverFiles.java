@@ -1,5 +1,6 @@
 package dev.sextant.joinapi.controlplane;
 
+import dev.sextant.keys.operator.OperatorCredential;
 import com.google.protobuf.ByteString;
 import dev.sextant.attestation.policy.MeasurementsFile;
 import dev.sextant.grpcsupport.Refusal;
@@ -55,6 +56,26 @@ public class HandOverFiles {
             Arrays.fill(secret, (byte) 0);
             Arrays.fill(salt, (byte) 0);
             throw e;
+        }
+    }
+
+    /**
+     * The operator credential's public key, derived from the master secret as the operator derives its
+     * private key on their own machine (keys {@code OperatorCredential}); the secret is zeroed at once.
+     * NO_MASTER_SECRET where this service has none: it serves the operator nothing.
+     */
+    public byte[] operatorPublicKey() throws Refusal {
+        JoinServiceConfig.MasterSecret files = masterSecret.orElseThrow(() -> new Refusal(JoinRefusal.NO_MASTER_SECRET,
+                "this join service holds no master secret (" + JoinServiceConfig.MASTER_SECRET_FILE
+                        + ") and so cannot check the operator's proof: ask a control plane's join service"));
+        byte[] secret = keyFile("master secret", files.file(), MIN_SECRET_BYTES);
+        byte[] salt = new byte[0];
+        try {
+            salt = keyFile("master salt", files.saltFile(), MIN_SALT_BYTES);
+            return OperatorCredential.of(secret, salt).publicKey();
+        } finally {
+            Arrays.fill(secret, (byte) 0);
+            Arrays.fill(salt, (byte) 0);
         }
     }
 

@@ -1,6 +1,8 @@
 package dev.sextant.joinapi.identity;
 
 import dev.sextant.atls.AtlsServerInterceptor;
+import dev.sextant.proto.v1.OperatorServiceGrpc;
+import java.util.Set;
 import dev.sextant.serviceconfig.JoinServiceConfig;
 import io.grpc.ServerInterceptor;
 import io.micronaut.context.annotation.Factory;
@@ -8,9 +10,11 @@ import io.micronaut.context.annotation.Requires;
 import jakarta.inject.Singleton;
 
 /**
- * The interceptor that copies the verified peer state into the gRPC Context. Attestation required:
- * a call on a connection without one (plain TLS through a misconfiguration) is refused before the
- * method runs; the handshake is the real gate, this is the second lock.
+ * The interceptor that copies the verified peer state and the client's TLS random into the gRPC Context.
+ * Attestation required for every service but the operator's: the handshake verifies a client's quote
+ * only when the client presents a certificate (the operator, who has no TPM, presents none), so for
+ * JoinService this is the lock that refuses an unattested caller, UNAUTHENTICATED, before the method
+ * runs. OperatorService's callers prove themselves with the operator's proof in each call instead.
  */
 @Factory
 @Requires(property = JoinServiceConfig.ATLS_ENABLED, value = "true", defaultValue = "true")
@@ -18,6 +22,6 @@ class AtlsInterceptorFactory {
 
     @Singleton
     ServerInterceptor atlsInterceptor() {
-        return new AtlsServerInterceptor(true);
+        return new AtlsServerInterceptor(true, Set.of(OperatorServiceGrpc.SERVICE_NAME));
     }
 }

@@ -22,9 +22,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Puts the gRPC server behind client-attested aTLS: every client must present a quote that the
- * reloading verifier accepts, inside the handshake, so unattested or mis-measured callers never
- * reach a method. When an {@link Attester} bean exists (a TPM on this control-plane node) the
+ * Puts the gRPC server behind client-attested aTLS: a client that presents a certificate must present
+ * a quote that the reloading verifier accepts, inside the handshake, so mis-measured callers never
+ * reach a method. A client may present none (the operator, who has no TPM, proves itself in each
+ * call): the attestation interceptor then refuses it every JoinService call, UNAUTHENTICATED. When an {@link Attester} bean exists (a TPM on this control-plane node) the
  * server attests itself too and the channel is mutually attested.
  */
 @Singleton
@@ -51,7 +52,7 @@ public class AtlsServerSetup implements BeanCreatedEventListener<ServerBuilder<?
         try {
             // Flood limits: every handshake costs a quote (mutual) and a verification, before the caller proved anything.
             OwnAttestation own = serverAttester.map(OwnAttestation::by).orElse(OwnAttestation.none());
-            AtlsServers.secure(netty, AtlsContexts.server(own, ClientVerification.by(verifier), ecdsa), HandshakeLimits.defaults());
+            AtlsServers.secure(netty, AtlsContexts.server(own, ClientVerification.ifPresented(verifier), ecdsa), HandshakeLimits.defaults());
             ConnectionLimits.defaults().applyTo(netty);
         } catch (SSLException e) {
             throw new IllegalStateException("cannot build the aTLS server context: " + e.getMessage(), e);

@@ -25,6 +25,10 @@ public final class InputChecks {
     private static final Pattern ETCD_URL = Pattern.compile(
             "https://([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*):([1-9][0-9]{0,4})");
     private static final int MAX_ETCD_URL = 8 + 253 + 6;
+    /** Where a node's VerifyService answers: HOST:PORT as in {@link #ETCD_URL}, without the scheme. */
+    private static final Pattern VERIFY_ENDPOINT = Pattern.compile(
+            "([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*):([1-9][0-9]{0,4})");
+    private static final int MAX_VERIFY_ENDPOINT = 253 + 6;
 
     private InputChecks() {
     }
@@ -72,6 +76,22 @@ public final class InputChecks {
             throw new Refusal(JoinRefusal.INVALID_ETCD_MEMBER, field + " must be https://HOST:PORT (a lower-case host name"
                     + " or IPv4 address and a port, no path), as the member advertises itself");
         }
+    }
+
+    /**
+     * The node's VerifyService endpoint, {@code HOST:PORT} (HOST a lower-case DNS name or IPv4 address):
+     * empty when the node reported none. Strict although it is only the node's word about where to ask:
+     * it is stored and dialled, so nothing but a host and a port may get in.
+     */
+    public static Optional<String> verifyEndpoint(String value) throws Refusal {
+        if (value.isEmpty()) {
+            return Optional.empty();
+        }
+        Matcher endpoint = VERIFY_ENDPOINT.matcher(value);
+        if (value.length() > MAX_VERIFY_ENDPOINT || !endpoint.matches() || Integer.parseInt(endpoint.group(5)) > 65535) {
+            throw JoinRefusal.invalid("verify_endpoint must be HOST:PORT (a lower-case host name or IPv4 address and a port)");
+        }
+        return Optional.of(value);
     }
 
     public static String nodeName(String value) throws Refusal {

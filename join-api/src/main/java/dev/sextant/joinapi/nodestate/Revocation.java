@@ -1,5 +1,7 @@
 package dev.sextant.joinapi.nodestate;
 
+import dev.sextant.grpcsupport.Refusal;
+import dev.sextant.joinapi.refusal.JoinRefusal;
 import java.time.Instant;
 import java.util.Objects;
 
@@ -22,5 +24,14 @@ public record Revocation(String node, String reason, Instant at, String by) {
         if (reason.isBlank()) {
             throw new IllegalArgumentException("a revocation names its reason");
         }
+    }
+
+    /**
+     * What a ticket request of the revoked AK gets: PERMISSION_DENIED, naming the node, when and why (the
+     * reason is the re-attestation's finding or the operator's word, never a secret).
+     */
+    public Refusal refusal() {
+        return new Refusal(JoinRefusal.REVOKED, "node " + node + " was revoked at " + at + ": " + reason
+                + "; the machine may come back only as a new machine (a new TPM)");
     }
 }

@@ -54,6 +54,11 @@ public enum JoinRefusal implements Refusal.Reason {
      * by the pinned key is in force; a retry at this service does not help.
      */
     MEASUREMENTS_KEY_NOT_PINNED(Status.Code.FAILED_PRECONDITION),
+    /**
+     * The caller's AK was revoked (re-attestation failed, it went unreachable too long, or the operator
+     * revoked it): final for that AK; the machine may come back only as a new one (a new TPM).
+     */
+    REVOKED(Status.Code.PERMISSION_DENIED),
     /** etcd did not answer, or the bindings kept changing under a join: the node retries. */
     CLUSTER_STORE_UNAVAILABLE(Status.Code.UNAVAILABLE),
     KMS_UNAVAILABLE(Status.Code.UNAVAILABLE),

@@ -11,6 +11,8 @@ import dev.sextant.joinapi.controlplane.ControlPlaneAdmission;
 import dev.sextant.joinapi.keyservice.JoinKeys;
 import dev.sextant.joinapi.keyservice.KeyServiceClient;
 import dev.sextant.joinapi.measurements.MeasurementsFloor;
+import dev.sextant.joinapi.nodestate.NodeStateStore;
+import dev.sextant.joinapi.nodestate.Revocation;
 import dev.sextant.joinapi.plan.KubernetesJoinPlan;
 import dev.sextant.joinapi.refusal.JoinRefusal;
 import dev.sextant.keys.KeyDerivation;
@@ -20,6 +22,7 @@ import dev.sextant.proto.v1.IssueRejoinTicketRequest;
 import dev.sextant.proto.v1.IssueRejoinTicketResponse;
 import jakarta.inject.Singleton;
 import java.util.Arrays;
+import java.util.HexFormat;
 import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -48,10 +51,13 @@ public class TicketIssuer {
     private final MemberCertifier certifier;
     private final ControlPlaneAdmission controlPlanes;
     private final MeasurementsFloor floor;
+    private final NodeStateStore nodes;
 
     public TicketIssuer(KeyServiceClient kms, Bindings bindings, KubernetesJoinPlan kubernetes, ClusterInfo cluster,
-                        MemberCertifier certifier, ControlPlaneAdmission controlPlanes, MeasurementsFloor floor) {
+                        MemberCertifier certifier, ControlPlaneAdmission controlPlanes, MeasurementsFloor floor,
+                        NodeStateStore nodes) {
         this.kms = kms;
+        this.nodes = nodes;
         this.floor = floor;
         this.controlPlanes = controlPlanes;
         this.certifier = certifier;
@@ -65,6 +71,8 @@ public class TicketIssuer {
         String nodeName = InputChecks.nodeName(request.getNodeName());
         Optional<byte[]> memberKey = InputChecks.discoveryPublicKey(request.getDiscoveryPublicKey());
         KubernetesJoinPlan.Checked plan = kubernetes.check(request, nodeName);
+        Optional<String> verifyEndpoint = InputChecks.verifyEndpoint(request.getVerifyEndpoint());
+        refuseIfRevoked(akName);
         Optional<ControlPlaneAdmission.Candidate> controlPlane = controlPlanes.check(request, nodeName);
         floor.admitSetInForce();
         try {
@@ -88,6 +96,10 @@ public class TicketIssuer {
             }
             Arrays.fill(keys.discoveryCaSeed(), (byte) 0);
             plan.complete(ticket);
+            if (verifyEndpoint.isPresent()) {
+                // After the claim: the name is this AK's now, so the endpoint is kept for this machine's name only.
+                nodes.recordEndpoint(nodeName, verifyEndpoint.get());
+            }
             LOG.info("issued join ticket: node={} disk={} kubernetes={} controlPlane={}",
                     nodeName, uuid, ticket.getKubernetesCase(), request.getControlPlane());
             return ticket.build();
@@ -98,6 +110,8 @@ public class TicketIssuer {
 
     public IssueRejoinTicketResponse rejoin(IssueRejoinTicketRequest request, byte[] akName) throws Refusal {
         String uuid = InputChecks.diskUuid(request.getDiskUuid());
+        Optional<String> verifyEndpoint = InputChecks.verifyEndpoint(request.getVerifyEndpoint());
+        refuseIfRevoked(akName);
         floor.admitSetInForce();
         // A rebooted node presents the same AK (re-derived from the same primary seed), so only the
         // machine that owns this disk (it joined with it, or it is the init node) gets its key back.
@@ -108,7 +122,24 @@ public class TicketIssuer {
         // The disk key alone: the rest of the node's membership is on the disk it opens, so no other
         // secret is fetched, let alone handed out.
         byte[] diskKey = kms.diskKey(uuid);
+        if (verifyEndpoint.isPresent()) {
+            Optional<String> nodeName = bindings.nodeName(akName);
+            if (nodeName.isPresent()) {
+                nodes.recordEndpoint(nodeName.get(), verifyEndpoint.get());
+            }
+        }
         LOG.info("issued rejoin ticket: disk={}", uuid);
         return IssueRejoinTicketResponse.newBuilder().setStateDiskKey(UnsafeByteOperations.unsafeWrap(diskKey)).build();
+    }
+
+    /**
+     * A revoked AK gets no ticket, join or rejoin: revocation is final for the machine. Checked before
+     * anything is fetched or written, so a revoked machine learns nothing and squats nothing.
+     */
+    private void refuseIfRevoked(byte[] akName) throws Refusal {
+        Optional<Revocation> revocation = nodes.revocation(HexFormat.of().formatHex(akName));
+        if (revocation.isPresent()) {
+            throw revocation.get().refusal();
+        }
     }
 }

@@ -51,21 +51,28 @@ public final class JoinClient {
      * Everything the join path needs from this node.
      *
      * @param etcdMember a control plane's etcd member as it will advertise itself (the request names it); null for a worker
+     * @param verifyEndpoint "host:port" of this node's VerifyService, for re-attestation; "" when unknown
      */
     public record Node(String name, boolean controlPlane, boolean kubernetesInstalled, FreshDisk freshDisk,
-                       EtcdAdvertisedUrls etcdMember) {
+                       EtcdAdvertisedUrls etcdMember, String verifyEndpoint) {
         public Node {
             if (controlPlane != (etcdMember != null)) {
                 throw new IllegalArgumentException("a control plane, and only a control plane, names its etcd member");
             }
+            java.util.Objects.requireNonNull(verifyEndpoint, "verifyEndpoint (\"\" when unknown)");
         }
 
         public static Node worker(String name, boolean kubernetesInstalled, FreshDisk freshDisk) {
-            return new Node(name, false, kubernetesInstalled, freshDisk, null);
+            return new Node(name, false, kubernetesInstalled, freshDisk, null, "");
         }
 
         public static Node controlPlane(String name, boolean kubernetesInstalled, FreshDisk freshDisk, EtcdAdvertisedUrls etcdMember) {
-            return new Node(name, true, kubernetesInstalled, freshDisk, etcdMember);
+            return new Node(name, true, kubernetesInstalled, freshDisk, etcdMember, "");
+        }
+
+        /** This node, reporting {@code endpoint} as where its VerifyService answers. */
+        public Node withVerifyEndpoint(String endpoint) {
+            return new Node(name, controlPlane, kubernetesInstalled, freshDisk, etcdMember, endpoint);
         }
     }
 
@@ -150,7 +157,8 @@ public final class JoinClient {
             // k3s makes its own kubelet credentials: no CSR (the field is kubeadm's).
             IssueJoinTicketRequest.Builder builder = IssueJoinTicketRequest.newBuilder().setDiskUuid(node.freshDisk().prepare())
                     .setNodeName(node.name()).setControlPlane(node.controlPlane())
-                    .setDiscoveryPublicKey(ByteString.copyFrom(memberKey.publicKey()));
+                    .setDiscoveryPublicKey(ByteString.copyFrom(memberKey.publicKey()))
+                    .setVerifyEndpoint(node.verifyEndpoint());
             if (node.controlPlane()) {
                 builder.setEtcdMember(EtcdPeer.newBuilder().setName(node.name()).setPeerUrl(node.etcdMember().peerUrl())
                         .setClientUrl(node.etcdMember().clientUrl()));

@@ -47,11 +47,11 @@ final class JoinClientFactory {
     @Singleton
     JoinClient joinClient(JoinClientSettings settings, NodeIdentity identity, @Named("join-services") ControlPlaneDiscovery services,
                           AtlsJoinTransport transport, NodeLock lock, BringUp bringUp, StateDisk disk, KubernetesDriver kubernetes,
-                          NodeLocalSettings nodeLocal) {
+                          NodeLocalSettings nodeLocal, VerifyEndpointReport verifyEndpoint) {
         JoinClient.Node node = settings.controlPlane()
                 ? JoinClient.Node.controlPlane(identity.name(), kubernetes.installed(), disk::prepareFresh,
                         EtcdAdvertisedUrls.of(nodeLocal, identity.name(), nodeLocal.clusterName()))
                 : JoinClient.Node.worker(identity.name(), kubernetes.installed(), disk::prepareFresh);
-        return new JoinClient(node, services, transport, lock, bringUp, Backoff.standard(), duration -> Thread.sleep(duration.toMillis()));
+        return new JoinClient(node.withVerifyEndpoint(verifyEndpoint.endpoint()), services, transport, lock, bringUp, Backoff.standard(), duration -> Thread.sleep(duration.toMillis()));
     }
 }

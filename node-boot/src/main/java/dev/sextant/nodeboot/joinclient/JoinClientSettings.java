@@ -18,13 +18,16 @@ import java.util.List;
  * @param endpointsFile       metadata file with HOST:PORT lines (read before every round)
  * @param controlPlane        this node is a control plane (joins as one; serves recovery at boot)
  * @param rpcTimeout          per-call deadline
+ * @param verifyAdvertiseHost the host this node reports as its VerifyService's ("" = its first IPv4 address;
+ *                            {@link VerifyEndpointReport})
  */
 @ConfigurationProperties(JoinClientSettings.PREFIX)
 public record JoinClientSettings(
         @Bindable(defaultValue = "") List<String> endpoints,
         @Nullable Path endpointsFile,
         @Bindable(defaultValue = "false") boolean controlPlane,
-        @Bindable(defaultValue = "30s") java.time.Duration rpcTimeout) {
+        @Bindable(defaultValue = "30s") java.time.Duration rpcTimeout,
+        @Bindable(defaultValue = "") String verifyAdvertiseHost) {
     public static final String PREFIX = "sextant.node.join";
 
     /**

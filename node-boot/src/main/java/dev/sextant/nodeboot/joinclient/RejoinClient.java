@@ -34,9 +34,17 @@ public final class RejoinClient {
     private final DiskUnlocker unlocker;
     private final Backoff backoff;
     private final Sleeper sleeper;
+    private final String verifyEndpoint;
 
     public RejoinClient(ControlPlaneDiscovery services, RejoinTransport transport, DiskUnlocker unlocker, Backoff backoff,
                         Sleeper sleeper) {
+        this(services, transport, unlocker, backoff, sleeper, "");
+    }
+
+    /** @param verifyEndpoint "host:port" of this node's VerifyService, sent with every request; "" when unknown */
+    public RejoinClient(ControlPlaneDiscovery services, RejoinTransport transport, DiskUnlocker unlocker, Backoff backoff,
+                        Sleeper sleeper, String verifyEndpoint) {
+        this.verifyEndpoint = java.util.Objects.requireNonNull(verifyEndpoint, "verifyEndpoint");
         this.services = services;
         this.transport = transport;
         this.unlocker = unlocker;
@@ -65,7 +73,8 @@ public final class RejoinClient {
             LOG.warn("Rejoin: cannot list join services: {}", e.getMessage());
             return false;
         }
-        IssueRejoinTicketRequest request = IssueRejoinTicketRequest.newBuilder().setDiskUuid(diskUuid).build();
+        IssueRejoinTicketRequest request = IssueRejoinTicketRequest.newBuilder().setDiskUuid(diskUuid)
+                .setVerifyEndpoint(verifyEndpoint).build();
         for (Endpoint endpoint : endpoints) {
             if (unlocker.waitingFor() == null) {
                 return false;

@@ -1,5 +1,7 @@
 package dev.sextant.nodeboot.start;
 
+import dev.sextant.nodeboot.joinclient.VerifyEndpointReport;
+
 import dev.sextant.grpcsupport.training.TrainingRun;
 import io.micronaut.context.annotation.Requires;
 import dev.sextant.attestation.issue.Attester;
@@ -67,12 +69,14 @@ final class BootStarter {
     private final Attester attester;
     private final RecoverySettings recovery;
     private final FailureHandler failure;
+    private final VerifyEndpointReport verifyEndpoint;
 
     BootStarter(NodeLock lock, StateDisk disk, JoinClientSettings joinSettings, InitSettings initSettings,
                 BeanProvider<JoinClient> joinClient, BringUp bringUp, BootstrapStatus status, DiskUnlocker unlocker,
                 @Named("join-services") ControlPlaneDiscovery joinServices, BeanProvider<RejoinTransports> rejoinTransports,
                 DiskMemory memory, RememberedDiskSettings memorySettings, Attester attester, RecoverySettings recovery,
-                FailureHandler failure) {
+                FailureHandler failure, VerifyEndpointReport verifyEndpoint) {
+        this.verifyEndpoint = verifyEndpoint;
         this.lock = lock;
         this.disk = disk;
         this.joinSettings = joinSettings;
@@ -137,6 +141,7 @@ final class BootStarter {
         try {
             membership = new BootUnlock(unlocker, joinServices, rejoinTransport(remembered), attester, recovery,
                     Backoff.standard(), duration -> Thread.sleep(duration.toMillis()))
+                    .reportingVerifyEndpoint(verifyEndpoint.endpoint())
                     .await(uuid, plan.serveRecovery(), remembered);
             if (plan instanceof UnlockPlan.Adopt) {
                 // Before the lock, so PCR 15 is still zero and the write policy is met.

@@ -35,6 +35,13 @@ public final class BootUnlock {
     private final RecoverySettings recovery;
     private final Backoff backoff;
     private final Sleeper sleeper;
+    private String verifyEndpoint = "";
+
+    /** Reports {@code endpoint} ("host:port" of this node's VerifyService) with each rejoin request; "" (the default): none. */
+    public BootUnlock reportingVerifyEndpoint(String endpoint) {
+        this.verifyEndpoint = java.util.Objects.requireNonNull(endpoint, "endpoint");
+        return this;
+    }
 
     public BootUnlock(DiskUnlocker unlocker, ControlPlaneDiscovery joinServices, RejoinTransport transport, Attester attester,
                       RecoverySettings recovery, Backoff backoff, Sleeper sleeper) {
@@ -63,7 +70,7 @@ public final class BootUnlock {
                 controlPlane ? " or recovery on port " + recovery.port() : "");
         Thread rejoin = new Thread(() -> {
             try {
-                new RejoinClient(joinServices, transport, unlocker, backoff, sleeper).run(diskUuid);
+                new RejoinClient(joinServices, transport, unlocker, backoff, sleeper, verifyEndpoint).run(diskUuid);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }

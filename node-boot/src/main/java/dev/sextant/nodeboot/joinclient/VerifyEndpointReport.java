@@ -1,0 +1,57 @@
+package dev.sextant.nodeboot.joinclient;
+
+import io.micronaut.context.annotation.Value;
+import jakarta.inject.Inject;
+import jakarta.inject.Singleton;
+import java.net.Inet4Address;
+import java.net.InetAddress;
+import java.net.NetworkInterface;
+import java.net.SocketException;
+import java.util.Collections;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * Where this node says its VerifyService answers ("host:port", the gRPC server's port), sent with every
+ * join and rejoin ticket request so that the re-attesting join service knows where to ask
+ * (docs/re-attestation.md). The host is {@code sextant.node.join.verify-advertise-host} when set, else
+ * the node's first IPv4 address that is up and neither loopback nor link-local; "" when it has none.
+ * It decides nothing but where the join service asks: the answer must come from this node's bound AK.
+ */
+@Singleton
+public final class VerifyEndpointReport {
+    private final String endpoint;
+
+    @Inject
+    public VerifyEndpointReport(JoinClientSettings settings, @Value("${grpc.server.port:7443}") int port) {
+        this(settings.verifyAdvertiseHost().isBlank() ? firstAddress().orElse("") : settings.verifyAdvertiseHost().strip(), port);
+    }
+
+    VerifyEndpointReport(String host, int port) {
+        Objects.requireNonNull(host, "host");
+        this.endpoint = host.isEmpty() ? "" : host + ":" + port;
+    }
+
+    /** "host:port", or "" when this node knows no address to report. */
+    public String endpoint() {
+        return endpoint;
+    }
+
+    private static Optional<String> firstAddress() {
+        try {
+            for (NetworkInterface nic : Collections.list(NetworkInterface.getNetworkInterfaces())) {
+                if (!nic.isUp() || nic.isLoopback()) {
+                    continue;
+                }
+                for (InetAddress address : Collections.list(nic.getInetAddresses())) {
+                    if (address instanceof Inet4Address && !address.isLoopbackAddress() && !address.isLinkLocalAddress()) {
+                        return Optional.of(address.getHostAddress());
+                    }
+                }
+            }
+        } catch (SocketException e) {
+            // No interfaces to list: nothing to report; re-attestation then finds no endpoint for this node.
+        }
+        return Optional.empty();
+    }
+}
