@@ -26,7 +26,7 @@ import java.util.function.Supplier;
  * TPM2_PCR_Event leaves (a joining node shows 0 there; a member shows its cluster). The set is read from
  * the join service's own set in force at each check, so a new set applies from the next round.
  */
-final class ClusterEvidence {
+public final class ClusterEvidence {
     static final int CLUSTER_ID_PCR = 15;
 
     private final Supplier<MeasurementSet> setInForce;
@@ -36,7 +36,7 @@ final class ClusterEvidence {
     private MeasurementSet cachedSet; // guarded by this: the verifier keeps its AK chain cache while the set stands
     private DocumentVerifier cachedVerifier;
 
-    ClusterEvidence(Supplier<MeasurementSet> setInForce, AkTrust akTrust, Ecdsa ecdsa, byte[] clusterId) {
+    public ClusterEvidence(Supplier<MeasurementSet> setInForce, AkTrust akTrust, Ecdsa ecdsa, byte[] clusterId) {
         this.setInForce = setInForce;
         this.akTrust = akTrust;
         this.ecdsa = ecdsa;

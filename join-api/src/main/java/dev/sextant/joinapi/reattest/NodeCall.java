@@ -29,7 +29,7 @@ import javax.net.ssl.SSLException;
  * the nonce; both must come from one AK, or the answer was relayed from another machine. One connection
  * per call, closed after it: no session resumption, no state between rounds.
  */
-final class NodeCall {
+public final class NodeCall {
     static final int NONCE_BYTES = 32;
     private static final byte[] NO_USER_DATA = new byte[0];
 
@@ -38,13 +38,13 @@ final class NodeCall {
     private final Duration deadline;
     private final SecureRandom random = new SecureRandom();
 
-    NodeCall(ClusterEvidence policy, Ecdsa ecdsa, Duration deadline) {
+    public NodeCall(ClusterEvidence policy, Ecdsa ecdsa, Duration deadline) {
         this.policy = policy;
         this.ecdsa = ecdsa;
         this.deadline = deadline;
     }
 
-    Evidence ask(BoundMachine machine) {
+    public Evidence ask(BoundMachine machine) {
         if (!machine.endpointWellFormed()) {
             return new Evidence.NoAnswer("its endpoint is not host:port");
         }

@@ -38,7 +38,7 @@ public final class ReAttestationRound implements AutoCloseable {
     private final ExecutorService calls;
 
     /** @param ask asks one machine ({@link NodeCall#ask}) */
-    ReAttestationRound(Function<BoundMachine, Evidence> ask, int parallel) {
+    public ReAttestationRound(Function<BoundMachine, Evidence> ask, int parallel) {
         if (parallel < 1) {
             throw new IllegalArgumentException("at least one call in flight, got " + parallel);
         }

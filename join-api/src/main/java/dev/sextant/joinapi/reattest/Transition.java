@@ -10,7 +10,7 @@ import java.util.Optional;
  * row, which revokes it ({@code UNREACHABLE}); failed evidence revokes it at once with its reason.
  * Pure: the duty writes what it returns.
  */
-sealed interface Transition {
+public sealed interface Transition {
     /** The node's new record, written as it is. */
     record Record(NodeAttestation attestation) implements Transition {
     }

@@ -38,7 +38,7 @@ import java.util.concurrent.atomic.AtomicReference;
  * code runs unchanged against it. node-boot is not a dependency of join-api, hence this small copy of the
  * endpoint's one method. A test can make it answer with an old document instead ({@link #replayOldAnswers}).
  */
-final class SwtpmNode implements AutoCloseable {
+public final class SwtpmNode implements AutoCloseable {
     private final Swtpm tpm;
     private final TpmAttester attester;
     private final Server server;
@@ -53,7 +53,7 @@ final class SwtpmNode implements AutoCloseable {
     }
 
     /** A provisioned swtpm whose PCR 15 carries {@code clusterId}'s mark, as a member's does after its node lock. */
-    static SwtpmNode member(byte[] clusterId) throws Exception {
+    public static SwtpmNode member(byte[] clusterId) throws Exception {
         Swtpm tpm = Swtpm.provisioned();
         try {
             tpm.client().pcr().event(ClusterEvidence.CLUSTER_ID_PCR, clusterId);
@@ -64,11 +64,11 @@ final class SwtpmNode implements AutoCloseable {
         }
     }
 
-    String endpoint() {
+    public String endpoint() {
         return "127.0.0.1:" + server.getPort();
     }
 
-    String ak() {
+    public String ak() {
         try {
             return HexFormat.of().formatHex(TpmtPublic.parse(attester.akPublic()).name());
         } catch (Exception e) {
@@ -76,12 +76,12 @@ final class SwtpmNode implements AutoCloseable {
         }
     }
 
-    X509Certificate ekCa() {
+    public X509Certificate ekCa() {
         return tpm.ca().certificate();
     }
 
     /** The image's measurements as this TPM shows them before its node lock: every PCR enforced, PCR 15 zero. */
-    Measurements imageMeasurements() throws Exception {
+    public Measurements imageMeasurements() throws Exception {
         SortedMap<Integer, ExpectedValue> expected = new TreeMap<>();
         tpm.client().pcr().readAll(TpmAlg.SHA256).forEach((pcr, value) -> expected.put(pcr, new ExpectedValue(value, false)));
         expected.put(ClusterEvidence.CLUSTER_ID_PCR, new ExpectedValue(new byte[32], false));
@@ -89,12 +89,12 @@ final class SwtpmNode implements AutoCloseable {
     }
 
     /** What a changed boot chain or a runtime extend does to a checked PCR. */
-    void extend(int pcr) throws Exception {
+    public void extend(int pcr) throws Exception {
         tpm.client().pcr().event(pcr, "something unmeasured ran".getBytes());
     }
 
     /** From now on GetAttestation returns the document it gave for an earlier nonce (a replay), the handshake stays genuine. */
-    void replayOldAnswers() throws AttestationException {
+    public void replayOldAnswers() throws AttestationException {
         byte[] earlier = new byte[32];
         earlier[0] = 1;
         replayed.set(attester.attest(Purpose.VERIFY, earlier, new byte[0]));

@@ -1,4 +1,4 @@
-package dev.sextant.joinapi.reattest;
+package dev.sextant.joinapi.attacks;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -9,6 +9,13 @@ import dev.sextant.attestation.policy.ImageMeasurements;
 import dev.sextant.attestation.policy.MeasurementSet;
 import dev.sextant.attestation.policy.Measurements;
 import dev.sextant.attestation.verify.AkTrust;
+import dev.sextant.joinapi.reattest.BoundMachine;
+import dev.sextant.joinapi.reattest.ClusterEvidence;
+import dev.sextant.joinapi.reattest.NodeCall;
+import dev.sextant.joinapi.reattest.NodeOutcome;
+import dev.sextant.joinapi.reattest.ReAttestationRound;
+import dev.sextant.joinapi.reattest.SwtpmNode;
+import dev.sextant.joinapi.reattest.Transition;
 import dev.sextant.tpmmanufacturer.testkit.Swtpm;
 import java.security.SecureRandom;
 import java.time.Duration;
