@@ -33,7 +33,10 @@ public final class ConnectionFailures {
             ConnectException refused = find(e, ConnectException.class);
             if (refused != null) {
                 String reason = refused.getMessage() == null ? "" : refused.getMessage().toLowerCase();
-                return new CliFailure(reason.startsWith("connection refused")
+                // NIO says "Connection refused"; Netty's native epoll transport, where it is on the class
+                // path (the tests that run a join service beside the CLI), gives the errno: -111, ECONNREFUSED.
+                boolean connectionRefused = reason.startsWith("connection refused") || reason.contains("error(-111)");
+                return new CliFailure(connectionRefused
                         ? "nothing listens on " + endpoint + " (connection refused): start the node, or pass its gRPC port with --endpoint"
                         : "cannot connect to " + endpoint + " (" + reason.replaceFirst(":.*", "") + "): check the network and --endpoint", e);
             }

@@ -39,7 +39,7 @@ import org.junit.jupiter.api.TestInstance;
  */
 @DisplayName("Attacks by a revoked machine: its rejoin and its join are refused REVOKED, naming when and why")
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
-class RevocationAttacksTest {
+class RevokedMachineAttacksTest {
     private static final String V1 = "/sextant/v1/";
     private static final byte[] INIT_AK = TestCaller.ak("revocation-init-node");
 
