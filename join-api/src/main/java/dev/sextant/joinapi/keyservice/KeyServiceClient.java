@@ -59,6 +59,16 @@ public class KeyServiceClient {
     }
 
     /**
+     * What the re-attestation holder needs, from one call: the measurement secret (the cluster ID, whose
+     * mark a member's PCR 15 carries, is derived from it) and the discovery CA's seed (it signs the
+     * revocation list). Never leaves this service.
+     */
+    public ReAttestationKeys reAttestationKeys() throws Refusal {
+        List<byte[]> keys = dataKeys(KeyDerivation.MEASUREMENT_SECRET, KeyDerivation.DISCOVERY_CA);
+        return new ReAttestationKeys(keys.get(0), keys.get(1));
+    }
+
+    /**
      * The 32-byte data keys of {@code keyIds}, in their order, from one call (a ticket needs four,
      * and a call each cost more than the rest of the ticket); UNAVAILABLE when the KMS cannot be
      * reached in time.
