@@ -7,7 +7,7 @@ import dev.sextant.etcd.duty.DutyListener;
 import dev.sextant.etcd.duty.Holding;
 import dev.sextant.grpcsupport.Refusal;
 import dev.sextant.joinapi.nodestate.AttestationState;
-import dev.sextant.joinapi.nodestate.NodeAttestation;
+import dev.sextant.joinapi.nodestate.AttestationRecord;
 import dev.sextant.joinapi.nodestate.NodeStateStore;
 import dev.sextant.joinapi.nodestate.NodeStatus;
 import java.time.Clock;
@@ -184,9 +184,9 @@ public final class ReAttestationDuty implements AutoCloseable {
                 break;
             }
             NodeStatus before = byName.get(machine.name());
-            Optional<NodeAttestation> previous = before.lastSuccess().isEmpty() && before.missed() == 0
+            Optional<AttestationRecord> previous = before.lastSuccess().isEmpty() && before.missed() == 0
                     && before.imageVersion().isEmpty() ? Optional.empty()
-                    : Optional.of(new NodeAttestation(before.state(), before.lastSuccess(), before.imageVersion(), Optional.empty(),
+                    : Optional.of(new AttestationRecord(before.state(), before.lastSuccess(), before.imageVersion(), Optional.empty(),
                     before.missed()));
             Transition next = Transition.after(previous, result.outcomes().get(machine.name()), clock.instant(),
                     settings.missedPeriods());

@@ -47,12 +47,13 @@ public class ReAttestationStartup {
         // may all be missing while the service starts (a training run, a control plane whose files come later).
         ReAttestationDuty.Rounds rounds = () -> {
             AkTrust trust = akTrust(config);
-            SetInForceReader setInForce = new SetInForceReader(verifier.get());
+            // Read again at every round: a newly published (or retiring) set applies from the next one.
+            ReloadingVerifier inForce = verifier.get();
             ReAttestationKeys keys = kms.get().reAttestationKeys();
             byte[] clusterId = KeyDerivation.clusterId(keys.measurementSecret(), cluster.get().measurementSalt());
             Arrays.fill(keys.measurementSecret(), (byte) 0);
             Arrays.fill(keys.discoveryCaSeed(), (byte) 0);
-            return new ReAttestationRound(new NodeCall(new ClusterEvidence(setInForce, trust, ecdsa, clusterId), ecdsa,
+            return new ReAttestationRound(new NodeCall(new ClusterEvidence(inForce::measurements, trust, ecdsa, clusterId), ecdsa,
                     settings.callDeadline())::ask, settings.parallel());
         };
         this.duty = new ReAttestationDuty(etcd::client, store, rounds, new UnwiredRevocationPublisher(), settings, holderName,

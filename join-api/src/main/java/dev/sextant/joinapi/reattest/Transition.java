@@ -1,6 +1,6 @@
 package dev.sextant.joinapi.reattest;
 
-import dev.sextant.joinapi.nodestate.NodeAttestation;
+import dev.sextant.joinapi.nodestate.AttestationRecord;
 import java.time.Instant;
 import java.util.Optional;
 
@@ -12,7 +12,7 @@ import java.util.Optional;
  */
 public sealed interface Transition {
     /** The node's new record, written as it is. */
-    record Record(NodeAttestation attestation) implements Transition {
+    record Record(AttestationRecord attestation) implements Transition {
     }
 
     /**
@@ -22,15 +22,15 @@ public sealed interface Transition {
     record Revoke(RevocationReason code, String reason) implements Transition {
     }
 
-    static Transition after(Optional<NodeAttestation> previous, NodeOutcome outcome, Instant now, int missedPeriods) {
+    static Transition after(Optional<AttestationRecord> previous, NodeOutcome outcome, Instant now, int missedPeriods) {
         if (outcome instanceof NodeOutcome.Attested attested) {
-            return new Record(NodeAttestation.attested(now, attested.imageVersion()));
+            return new Record(AttestationRecord.attested(now, attested.imageVersion()));
         }
         if (outcome instanceof NodeOutcome.Failed failed) {
             return new Revoke(failed.reason(), failed.reason() + ": " + failed.detail());
         }
         NodeOutcome.Missed missed = (NodeOutcome.Missed) outcome;
-        NodeAttestation unreachable = NodeAttestation.missedAfter(previous, missed.why());
+        AttestationRecord unreachable = AttestationRecord.missedAfter(previous, missed.why());
         if (unreachable.missed() >= missedPeriods) {
             return new Revoke(RevocationReason.UNREACHABLE, RevocationReason.UNREACHABLE + ": missed " + unreachable.missed()
                     + " rounds in a row (the last: " + missed.why() + ")");

@@ -14,7 +14,7 @@ import dev.sextant.etcd.client.EtcdClientConfig;
 import dev.sextant.joinapi.TestClusterStore;
 import dev.sextant.joinapi.clusterstore.EtcdConnection;
 import dev.sextant.joinapi.nodestate.AttestationState;
-import dev.sextant.joinapi.nodestate.NodeAttestation;
+import dev.sextant.joinapi.nodestate.AttestationRecord;
 import dev.sextant.joinapi.nodestate.NodeStateStore;
 import dev.sextant.joinapi.nodestate.Revocation;
 import dev.sextant.tpmmanufacturer.testkit.Swtpm;
@@ -123,7 +123,7 @@ class ReAttestationDutyTest {
         }
     }
 
-    private Optional<NodeAttestation> attestation(NodeStateStore store, String node) {
+    private Optional<AttestationRecord> attestation(NodeStateStore store, String node) {
         try {
             return store.attestation(node);
         } catch (Exception e) {
@@ -227,7 +227,7 @@ class ReAttestationDutyTest {
         assertEquals(Optional.of(otherName), etcd.admin().get(ReAttestationDuty.HOLDER_KEY));
         Instant before = attestation(b.store(), "w-steady").orElseThrow().lastSuccess().orElseThrow();
         await("the new holder re-attests w-steady", Duration.ofSeconds(10), () -> other.lastRound().isPresent()
-                && attestation(other == dutyB ? b.store() : a.store(), "w-steady").flatMap(NodeAttestation::lastSuccess)
+                && attestation(other == dutyB ? b.store() : a.store(), "w-steady").flatMap(AttestationRecord::lastSuccess)
                 .map(t -> t.isAfter(before)).orElse(false));
         assertNotEquals(aHeld, dutyA.isHolder());
     }

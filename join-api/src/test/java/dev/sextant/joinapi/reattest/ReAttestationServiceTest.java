@@ -8,7 +8,7 @@ import dev.sextant.joinapi.FakeKeyService;
 import dev.sextant.joinapi.TestCluster;
 import dev.sextant.joinapi.TestClusterStore;
 import dev.sextant.joinapi.nodestate.AttestationState;
-import dev.sextant.joinapi.nodestate.NodeAttestation;
+import dev.sextant.joinapi.nodestate.AttestationRecord;
 import dev.sextant.joinapi.nodestate.NodeStateStore;
 import dev.sextant.keys.KeyDerivation;
 import dev.sextant.serviceconfig.JoinServiceConfig;
@@ -85,7 +85,7 @@ class ReAttestationServiceTest {
         NodeStateStore store = service.getBean(NodeStateStore.class);
         store.recordEndpoint("worker-0", member.endpoint());
         Instant deadline = Instant.now().plusSeconds(20);
-        Optional<NodeAttestation> record = store.attestation("worker-0");
+        Optional<AttestationRecord> record = store.attestation("worker-0");
         while (record.map(r -> r.state() != AttestationState.ATTESTED).orElse(true) && Instant.now().isBefore(deadline)) {
             Thread.sleep(100);
             record = store.attestation("worker-0");

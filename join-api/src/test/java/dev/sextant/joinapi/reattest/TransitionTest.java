@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.sextant.joinapi.nodestate.AttestationState;
-import dev.sextant.joinapi.nodestate.NodeAttestation;
+import dev.sextant.joinapi.nodestate.AttestationRecord;
 import java.time.Instant;
 import java.util.Optional;
 import org.junit.jupiter.api.DisplayName;
@@ -19,16 +19,16 @@ class TransitionTest {
     @Test
     @DisplayName("attested: the last success is now, the image version is the round's, no failure, no missed rounds")
     void attested() {
-        Optional<NodeAttestation> before = Optional.of(NodeAttestation.missedAfter(Optional.empty(), "no answer"));
+        Optional<AttestationRecord> before = Optional.of(AttestationRecord.missedAfter(Optional.empty(), "no answer"));
         Transition.Record r = assertInstanceOf(Transition.Record.class,
                 Transition.after(before, new NodeOutcome.Attested("1.2"), NOW, 4));
-        assertEquals(NodeAttestation.attested(NOW, "1.2"), r.attestation());
+        assertEquals(AttestationRecord.attested(NOW, "1.2"), r.attestation());
     }
 
     @Test
     @DisplayName("missed rounds make it unreachable, keeping its last success, until missed-periods in a row revoke it UNREACHABLE")
     void unreachableThenRevoked() {
-        Optional<NodeAttestation> state = Optional.of(NodeAttestation.attested(EARLIER, "1.2"));
+        Optional<AttestationRecord> state = Optional.of(AttestationRecord.attested(EARLIER, "1.2"));
         for (int round = 1; round < 4; round++) {
             Transition.Record r = assertInstanceOf(Transition.Record.class,
                     Transition.after(state, new NodeOutcome.Missed("no answer"), NOW, 4));
