@@ -8,6 +8,7 @@ import dev.sextant.attestation.policy.MeasurementsKey;
 import dev.sextant.attestation.policy.VersionedMeasurements;
 import dev.sextant.attestation.testkit.ScratchDirs;
 import dev.sextant.joinapi.binding.InMemoryBindingStoreDouble;
+import dev.sextant.joinapi.measurements.PublishedSetWatcher;
 import dev.sextant.serviceconfig.JoinServiceConfig;
 import java.io.IOException;
 import java.io.StringWriter;
@@ -132,6 +133,8 @@ public final class TestCluster implements AutoCloseable {
         p.put(JoinServiceConfig.EK_CA_FILE, ekCa.toString());
         // The rules' tests keep bindings in the in-memory double; TestClusterStore swaps in real etcd.
         p.put(InMemoryBindingStoreDouble.PROPERTY, "true");
+        // No etcd to poll for the published set: TestClusterStore switches the watcher on with the real store.
+        p.put(PublishedSetWatcher.ENABLED, "false");
         return p;
     }
 

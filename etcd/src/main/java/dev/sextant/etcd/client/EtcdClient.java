@@ -248,6 +248,36 @@ public final class EtcdClient implements AutoCloseable {
     }
 
     /**
+     * Writes every entry in one transaction only if each key of {@code unmodifiedSince} was last modified at
+     * its revision (0: is absent); otherwise writes nothing. False when a condition failed. One round trip.
+     * (As with {@link #fencedPutAll}, a write whose answer was lost and that is tried at the next member may
+     * find its own changes and answer false: read back before concluding.)
+     */
+    public boolean putAllIfUnmodified(Map<String, String> entries, Map<String, Long> unmodifiedSince) {
+        if (entries.isEmpty()) {
+            throw new IllegalArgumentException("a compare-and-put needs at least one key");
+        }
+        TxnRequest.Builder txn = TxnRequest.newBuilder();
+        unmodifiedSince.forEach((key, revision) -> txn.addCompare(Compare.newBuilder().setKey(bytes(key))
+                .setTarget(Compare.CompareTarget.MOD).setResult(Compare.CompareResult.EQUAL).setModRevision(revision)));
+        entries.forEach((key, value) -> txn.addSuccess(RequestOp.newBuilder()
+                .setRequestPut(PutRequest.newBuilder().setKey(bytes(key)).setValue(bytes(value)))));
+        return channels.call("compare-and-put of " + entries.size() + " keys", c -> kv(c).txn(txn.build())).getSucceeded();
+    }
+
+    /** Every key under {@code prefix} with its value, in key order. One round trip. */
+    public Map<String, String> getPrefix(String prefix) {
+        ByteString start = bytes(prefix);
+        RangeResponse response = channels.call("get prefix", c -> kv(c).range(RangeRequest.newBuilder()
+                .setKey(start).setRangeEnd(prefixEnd(start)).build()));
+        Map<String, String> out = new LinkedHashMap<>();
+        for (KeyValue kv : response.getKvsList()) {
+            out.put(text(kv.getKey()), text(kv.getValue()));
+        }
+        return out;
+    }
+
+    /**
      * Watches {@code key} for its deletion from {@code fromRevision} on (a deletion at or after it is
      * reported, also one that happened before the watch was created); {@code onDeleted} runs once, on a
      * gRPC thread, and the watch ends. Best effort: a watch whose stream fails just ends
