@@ -5,7 +5,7 @@ import dev.sextant.attestation.policy.ExpectedValue;
 import dev.sextant.attestation.policy.Measurements;
 import dev.sextant.attestation.policy.MeasurementsFile;
 import dev.sextant.attestation.policy.MeasurementsKey;
-import dev.sextant.attestation.policy.VersionedMeasurements;
+import dev.sextant.attestation.policy.MeasurementSet;
 import dev.sextant.attestation.testkit.ScratchDirs;
 import dev.sextant.joinapi.binding.InMemoryBindingStoreDouble;
 import dev.sextant.joinapi.measurements.PublishedSetWatcher;
@@ -94,7 +94,7 @@ public final class TestCluster implements AutoCloseable {
 
     /** The operator publishes the same measurements as {@code version}, signed with the cluster's key. */
     public void publishMeasurements(long version) throws Exception {
-        Files.write(measurements, new VersionedMeasurements(version, measurementSet).toJson());
+        Files.write(measurements, MeasurementSet.of(version, measurementSet, "1").toJson());
         MeasurementsFile.sign(measurements, signingKeyPem);
     }
 
@@ -105,7 +105,7 @@ public final class TestCluster implements AutoCloseable {
      */
     public void publishMeasurements(long version, KeyPair signing, java.security.PublicKey nextKey,
                                     java.security.PublicKey configuredKey) throws Exception {
-        VersionedMeasurements set = new VersionedMeasurements(version, measurementSet);
+        MeasurementSet set = MeasurementSet.of(version, measurementSet, "1");
         if (nextKey != null) {
             set = set.withNextKey(MeasurementsKey.of(pem(nextKey)));
         }

@@ -72,6 +72,11 @@ public record MeasurementSet(long version, Variant variant, List<ImageMeasuremen
         return of(0, measurements, ImageMeasurements.UNVERSIONED);
     }
 
+    /** This set naming {@code key} as the key that signs the sets after it (a rotation, when signed by the pinned key). */
+    public MeasurementSet withNextKey(MeasurementsKey key) {
+        return new MeasurementSet(version, variant, images, retired, Optional.of(key));
+    }
+
     /** This set with {@code pcr} enforced at {@code value} in every image, admitted or retired. */
     public MeasurementSet enforcing(int pcr, byte[] value) {
         return new MeasurementSet(version, variant,

@@ -2,11 +2,11 @@ package dev.sextant.joinapi.measurements;
 
 import dev.sextant.attestation.Purpose;
 import dev.sextant.attestation.digest.Sha256;
-import dev.sextant.attestation.policy.Measurements;
+import dev.sextant.attestation.policy.ImageMeasurements;
+import dev.sextant.attestation.policy.MeasurementSet;
 import dev.sextant.attestation.policy.MeasurementsException;
 import dev.sextant.attestation.policy.MeasurementsFile;
 import dev.sextant.attestation.policy.MeasurementsKey;
-import dev.sextant.attestation.policy.VersionedMeasurements;
 import dev.sextant.attestation.verify.AkTrust;
 import dev.sextant.attestation.verify.AttestationRejected;
 import dev.sextant.attestation.verify.AttestationVerifier;
@@ -14,6 +14,7 @@ import dev.sextant.attestation.verify.AttestedState;
 import dev.sextant.attestation.verify.DocumentVerifier;
 import dev.sextant.attestation.ecdsa.Ecdsa;
 import dev.sextant.attestation.verify.VerifierPolicy;
+import dev.sextant.grpcsupport.Refusal;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -23,19 +24,20 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The join service's {@link AttestationVerifier}: a {@link DocumentVerifier} over the measurements
- * in a signed file, swapped atomically when a new, validly signed file appears (the public key is read
+ * The join service's {@link AttestationVerifier}: a {@link DocumentVerifier} over the measurement set
+ * in a signed file (every image it admits; a node on an image it retired is refused naming that image), swapped atomically when a new, validly signed file appears (the public key is read
  * again with it: both are ConfigMaps, and a key rotation changes both; whose key it is, is the cluster
  * store's to judge, {@link MeasurementsFloor}). An invalid update
  * (bad signature, bad JSON, a PCR missing, or a lower version than the set in force: an older
- * signed set replayed into the mount) is refused and logged once, and the previous set stays in force.
+ * signed set replayed into the mount; a set that admits an image retired by a set this service held before,
+ * {@link SetAdmission}) is refused and logged once, and the previous set stays in force.
  * Verifications never wait for a reload (Constellation serialized them behind a mutex): a reader
  * sees either the old or the new verifier, never a half-built one.
  */
 public final class ReloadingVerifier implements AttestationVerifier {
     private static final Logger LOG = LoggerFactory.getLogger(ReloadingVerifier.class);
 
-    private record Loaded(DocumentVerifier verifier, Measurements measurements, SetInForce set, String fingerprint) {
+    private record Loaded(DocumentVerifier verifier, MeasurementSet measurements, SetInForce set, String fingerprint) {
         long version() {
             return set.version();
         }
@@ -66,6 +68,8 @@ public final class ReloadingVerifier implements AttestationVerifier {
     private final AkTrust akTrust;
     private final Ecdsa ecdsa;
     private final AtomicReference<Loaded> current = new AtomicReference<>();
+    /** Every image retired by a set this service held since it started: retirement is final, also in memory. */
+    private volatile RetiredImages retired;
     private volatile String lastRefused = "";
 
     /** Loads the initial set, verified with a key that never changes; a service without a valid policy must not start. */
@@ -84,8 +88,8 @@ public final class ReloadingVerifier implements AttestationVerifier {
         this.akTrust = akTrust;
         this.ecdsa = ecdsa;
         current.set(load(fingerprint()));
-        LOG.info("measurements version {} loaded from {} ({} PCRs)", current.get().version(), file,
-                current.get().measurements().measurements().size());
+        retired = RetiredImages.of(current.get().measurements());
+        LOG.info("measurements version {} loaded from {} ({})", current.get().version(), file, describe(current.get().measurements()));
     }
 
     @Override
@@ -93,8 +97,14 @@ public final class ReloadingVerifier implements AttestationVerifier {
         return current.get().verifier().verify(document, purpose, nonce, userData);
     }
 
-    public Measurements measurements() {
+    /** The measurement set in force. */
+    public MeasurementSet measurements() {
         return current.get().measurements();
+    }
+
+    /** Every image retired by a set this service held since it started. */
+    public RetiredImages retired() {
+        return retired;
     }
 
     /** The version of the set in force. */
@@ -133,11 +143,12 @@ public final class ReloadingVerifier implements AttestationVerifier {
                 throw new MeasurementsException("its version " + next.version() + " is lower than version " + inForce
                         + " in force (an older signed set cannot replace a newer one)");
             }
+            SetAdmission.check(retired, next.measurements());
+            retired = retired.with(next.measurements());
             current.set(next);
-            LOG.info("measurements version {} reloaded from {} ({} PCRs)", next.version(), file,
-                    next.measurements().measurements().size());
+            LOG.info("measurements version {} reloaded from {} ({})", next.version(), file, describe(next.measurements()));
             return true;
-        } catch (MeasurementsException | RuntimeException e) {
+        } catch (MeasurementsException | Refusal | RuntimeException e) {
             refuse(fingerprint, e);
             return false;
         }
@@ -194,11 +205,16 @@ public final class ReloadingVerifier implements AttestationVerifier {
     private Loaded load(byte[] content, byte[] signature, String keyPem, String fingerprint) throws MeasurementsException {
         MeasurementsKey key = MeasurementsKey.of(keyPem);
         // The bytes verified are the bytes digested: the digest names this set in a key rotation record.
-        VersionedMeasurements m = MeasurementsFile.verifyVersioned(content, signature, keyPem);
+        MeasurementSet m = MeasurementsFile.verifySet(content, signature, keyPem);
         SetInForce set = new SetInForce(m.version(), key.fingerprint(), m.nextKey().map(MeasurementsKey::fingerprint),
                 MeasurementsKey.PREFIX + Sha256.hex(content));
-        return new Loaded(new DocumentVerifier(new VerifierPolicy(m.measurements(), akTrust), ecdsa), m.measurements(), set,
-                fingerprint);
+        return new Loaded(new DocumentVerifier(new VerifierPolicy(m, akTrust), ecdsa), m, set, fingerprint);
+    }
+
+    private static String describe(MeasurementSet set) {
+        String images = "images " + String.join(", ", set.images().stream().map(ImageMeasurements::imageVersion).toList());
+        return set.retired().isEmpty() ? images
+                : images + "; retired " + String.join(", ", set.retired().stream().map(ImageMeasurements::imageVersion).toList());
     }
 
     /** Hash of file, signature and key, so unchanged content (repeated watch events, polls) costs no parse. */

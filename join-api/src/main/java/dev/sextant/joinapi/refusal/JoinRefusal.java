@@ -54,6 +54,12 @@ public enum JoinRefusal implements Refusal.Reason {
      * by the pinned key is in force; a retry at this service does not help.
      */
     MEASUREMENTS_KEY_NOT_PINNED(Status.Code.FAILED_PRECONDITION),
+    /**
+     * A measurement set lists under {@code images} an image retired before (by its version, or by its PCR 4, 9
+     * and 11): retirement is final, whatever the new set's version. No retry helps; a new build of the image
+     * (a new version, so other PCRs) does.
+     */
+    IMAGE_RETIRED(Status.Code.FAILED_PRECONDITION),
     /** etcd did not answer, or the bindings kept changing under a join: the node retries. */
     CLUSTER_STORE_UNAVAILABLE(Status.Code.UNAVAILABLE),
     KMS_UNAVAILABLE(Status.Code.UNAVAILABLE),

@@ -14,7 +14,7 @@ import dev.sextant.attestation.policy.ExpectedValue;
 import dev.sextant.attestation.policy.Measurements;
 import dev.sextant.attestation.policy.MeasurementsException;
 import dev.sextant.attestation.policy.MeasurementsFile;
-import dev.sextant.attestation.policy.VersionedMeasurements;
+import dev.sextant.attestation.policy.MeasurementSet;
 import dev.sextant.attestation.testkit.SoftwareTpmAttester;
 import dev.sextant.attestation.verify.AkTrust;
 import dev.sextant.joinapi.measurements.ReloadingVerifier;
@@ -92,15 +92,15 @@ class MeasurementsAttacksTest {
     @Test
     @DisplayName("a validly signed measurement set with a lower version (a replayed old set): the hot reload refuses it, keeps the old one and logs why")
     void lowerVersion() throws Exception {
-        publish(new VersionedMeasurements(5, NODE.measurements()).toJson());
+        publish(MeasurementSet.of(5, NODE.measurements(), "1").toJson());
         ReloadingVerifier verifier = new ReloadingVerifier(file, publicPem, AkTrust.insecureTrustAnyAk(), ECDSA);
 
-        publish(new VersionedMeasurements(3, NODE.measurements()).toJson());
+        publish(MeasurementSet.of(3, NODE.measurements(), "1").toJson());
         assertFalse(verifier.reload(), "refused");
 
         assertEquals(5, verifier.version());
         assertTrue(logged().contains("its version 3 is lower than version 5 in force"), logged());
-        publish(new VersionedMeasurements(6, NODE.measurements()).toJson());
+        publish(MeasurementSet.of(6, NODE.measurements(), "1").toJson());
         assertTrue(verifier.reload(), "a higher version still goes through");
         assertEquals(6, verifier.version());
     }
@@ -110,19 +110,19 @@ class MeasurementsAttacksTest {
     void withoutPcr15() throws Exception {
         TreeMap<Integer, ExpectedValue> values = new TreeMap<>(NODE.measurements().measurements());
         values.remove(15);
-        byte[] without15 = new VersionedMeasurements(9, new Measurements(NODE.measurements().variant(), values)).toJson();
+        byte[] without15 = MeasurementSet.of(9, new Measurements(NODE.measurements().variant(), values), "1").toJson();
 
         publishUnchecked(without15);
         MeasurementsException start = assertThrows(MeasurementsException.class,
                 () -> new ReloadingVerifier(file, publicPem, AkTrust.insecureTrustAnyAk(), ECDSA));
         assertTrue(start.getMessage().contains("lacks PCR 15"), start.getMessage());
 
-        publish(new VersionedMeasurements(1, NODE.measurements()).toJson());
+        publish(MeasurementSet.of(1, NODE.measurements(), "1").toJson());
         ReloadingVerifier verifier = new ReloadingVerifier(file, publicPem, AkTrust.insecureTrustAnyAk(), ECDSA);
         publishUnchecked(without15);
         assertFalse(verifier.reload(), "refused");
         assertEquals(1, verifier.version());
-        assertTrue(verifier.measurements().measurements().containsKey(15));
+        assertTrue(verifier.measurements().images().get(0).measurements().measurements().containsKey(15));
         assertTrue(logged().contains("lacks PCR 15"), logged());
     }
 
@@ -132,19 +132,19 @@ class MeasurementsAttacksTest {
         for (int pcr : new int[] {4, 9, 11, 12, 13, 15}) {
             TreeMap<Integer, ExpectedValue> values = new TreeMap<>(NODE.measurements().measurements());
             values.put(pcr, new ExpectedValue(values.get(pcr).expected(), true));
-            byte[] hollow = new VersionedMeasurements(9, new Measurements(NODE.measurements().variant(), values)).toJson();
+            byte[] hollow = MeasurementSet.of(9, new Measurements(NODE.measurements().variant(), values), "1").toJson();
 
             publishUnchecked(hollow);
             MeasurementsException start = assertThrows(MeasurementsException.class,
                     () -> new ReloadingVerifier(file, publicPem, AkTrust.insecureTrustAnyAk(), ECDSA), "PCR " + pcr);
             assertTrue(start.getMessage().contains("PCR " + pcr + ": \"warnOnly\" is refused"), start.getMessage());
 
-            publish(new VersionedMeasurements(1, NODE.measurements()).toJson());
+            publish(MeasurementSet.of(1, NODE.measurements(), "1").toJson());
             ReloadingVerifier verifier = new ReloadingVerifier(file, publicPem, AkTrust.insecureTrustAnyAk(), ECDSA);
             publishUnchecked(hollow);
             assertFalse(verifier.reload(), "refused");
             assertEquals(1, verifier.version());
-            assertFalse(verifier.measurements().measurements().get(pcr).warnOnly());
+            assertFalse(verifier.measurements().images().get(0).measurements().measurements().get(pcr).warnOnly());
         }
     }
 

@@ -9,7 +9,7 @@ import dev.sextant.attestation.policy.ExpectedValue;
 import dev.sextant.attestation.policy.Measurements;
 import dev.sextant.attestation.policy.MeasurementsFile;
 import dev.sextant.attestation.policy.MeasurementsKey;
-import dev.sextant.attestation.policy.VersionedMeasurements;
+import dev.sextant.attestation.policy.MeasurementSet;
 import dev.sextant.attestation.Variant;
 import dev.sextant.attestation.verify.AkTrust;
 import dev.sextant.grpcsupport.Refusal;
@@ -116,7 +116,7 @@ class MeasurementsKeyRotationTest {
     }
 
     private void publish(long version, KeyPair signing, KeyPair nextKey, KeyPair configured) throws Exception {
-        VersionedMeasurements v = new VersionedMeasurements(version, set);
+        MeasurementSet v = MeasurementSet.of(version, set, "1");
         if (nextKey != null) {
             v = v.withNextKey(MeasurementsKey.of(pem(nextKey.getPublic())));
         }

@@ -109,7 +109,7 @@ class ReloadingVerifierTest {
         verifyNode();
         publish(otherPcr4(), signingKey.getPrivate());
         awaitRejection();
-        assertEquals(0x42, verifier.measurements().measurements().get(4).expected()[0]);
+        assertEquals(0x42, verifier.measurements().images().get(0).measurements().measurements().get(4).expected()[0]);
     }
 
     @Test
@@ -139,7 +139,7 @@ class ReloadingVerifierTest {
             // Watching an unrelated directory: only the poll timeout can notice the swap.
             publish(otherPcr4(), signingKey.getPrivate());
             awaitRejection();
-            assertTrue(verifier.measurements().measurements().get(4).expected()[0] == 0x42);
+            assertTrue(verifier.measurements().images().get(0).measurements().measurements().get(4).expected()[0] == 0x42);
         }
     }
 }
