@@ -5,8 +5,9 @@ import io.grpc.Status;
 
 /**
  * Why a measurement set is refused, by {@code MeasurementsService.Publish} and by a join service reading
- * the set in etcd (docs/image-upgrades.md, "The set in force lives in etcd"). An unreachable etcd is the
- * join service's usual {@code CLUSTER_STORE_UNAVAILABLE}.
+ * the set in etcd (docs/image-upgrades.md, "The set in force lives in etcd"). A set that re-admits a retired
+ * image is the join service's {@code IMAGE_RETIRED} ({@link SetAdmission}), an unreachable etcd its usual
+ * {@code CLUSTER_STORE_UNAVAILABLE}.
  */
 public enum PublishRefusal implements Refusal.Reason {
     /** Not a measurement set: JSON that does not parse, a PCR missing, two images with the same PCRs... */
@@ -16,9 +17,7 @@ public enum PublishRefusal implements Refusal.Reason {
     /** The cluster has pinned no signing key yet (init pins it): nothing can vouch for the set. */
     NO_KEY_PINNED(Status.Code.FAILED_PRECONDITION),
     /** A published set's version is not above the one in force; a set read from etcd is below the floor. */
-    VERSION_NOT_ABOVE(Status.Code.FAILED_PRECONDITION),
-    /** The set admits an image the cluster retired: by its version, or by its PCR 4, 9 and 11. */
-    IMAGE_RETIRED(Status.Code.FAILED_PRECONDITION);
+    VERSION_NOT_ABOVE(Status.Code.FAILED_PRECONDITION);
 
     private final Status.Code code;
 

@@ -156,7 +156,8 @@ public final class ReloadingVerifier implements AttestationVerifier {
 
     /**
      * Puts a set that came from the cluster store ({@code measurements/set}) in force, checked as a file's set
-     * is: its signature under the same key, its version not below the one in force. Whose key and which floor
+     * is: its signature under the same key, its version not below the one in force, no image retired by a set
+     * held before admitted again ({@link SetAdmission}). Whose key and which floor
      * is the caller's check ({@code SetCheck}); this is the swap. The file stays where it is: a file of the
      * same content, signature and key is this set (the same fingerprint), so polling it changes nothing.
      *
@@ -176,9 +177,14 @@ public final class ReloadingVerifier implements AttestationVerifier {
             throw new MeasurementsException("its version " + next.version() + " is lower than version " + inForce
                     + " in force (an older signed set cannot replace a newer one)");
         }
+        try {
+            SetAdmission.check(retired, next.measurements());
+        } catch (Refusal r) {
+            throw new MeasurementsException(r.getMessage());
+        }
+        retired = retired.with(next.measurements());
         current.set(next);
-        LOG.info("measurements version {} taken from the cluster store ({} PCRs)", next.version(),
-                next.measurements().measurements().size());
+        LOG.info("measurements version {} taken from the cluster store ({})", next.version(), describe(next.measurements()));
         return true;
     }
 

@@ -24,7 +24,7 @@ import java.util.Optional;
  * "The set in force lives in etcd"): it is a set; its signature verifies under the join service's signing
  * key and that key is the one the cluster pinned ({@link KeyPin#admits}); its version is not below the floor
  * (published: above the set in force); and it admits no image the cluster retired, by version or by PCR 4, 9
- * and 11. The order is the refusals' order: a set that is not one says so before anything is read from etcd.
+ * and 11 ({@link SetAdmission} against {@code measurements/retired/}). The order is the refusals' order: a set that is not one says so before anything is read from etcd.
  * Read from the cluster store on every check: the pin, the floor and the retired images are the cluster's,
  * not this service's.
  */
@@ -59,7 +59,7 @@ public class SetCheck {
 
     /**
      * @param inForce the version this join service holds in force
-     * @throws Refusal {@link PublishRefusal} naming what is wrong; CLUSTER_STORE_UNAVAILABLE when etcd does not answer
+     * @throws Refusal {@link PublishRefusal} or IMAGE_RETIRED naming what is wrong; CLUSTER_STORE_UNAVAILABLE when etcd does not answer
      */
     Passed check(SignedSet signed, long inForce, Versions versions) throws Refusal {
         MeasurementSet set;
@@ -97,25 +97,11 @@ public class SetCheck {
         }
         checkVersion(set.version(), inForce, floor, versions);
         Map<String, String> retired = store.retired();
-        for (ImageMeasurements image : set.images()) {
-            if (retired.containsKey(image.imageVersion())) {
-                throw new Refusal(PublishRefusal.IMAGE_RETIRED, "the set (version " + set.version() + ") admits image "
-                        + image.imageVersion() + ", which the cluster retired: a retired image comes back only built again"
-                        + " under a new version");
-            }
-            String digest = RetiredImage.digest(image);
-            for (Map.Entry<String, String> r : retired.entrySet()) {
-                if (r.getValue().equals(digest)) {
-                    throw new Refusal(PublishRefusal.IMAGE_RETIRED, "the set (version " + set.version() + ") admits image "
-                            + image.imageVersion() + " with the PCR 4, 9 and 11 of image " + r.getKey()
-                            + ", which the cluster retired: a retired image comes back only built again under a new version");
-                }
-            }
-        }
+        SetAdmission.check(new RetiredImages(retired), set);
         Map<String, String> newlyRetired = new LinkedHashMap<>();
         for (ImageMeasurements image : set.retired()) {
             if (!retired.containsKey(image.imageVersion())) {
-                newlyRetired.put(image.imageVersion(), RetiredImage.digest(image));
+                newlyRetired.put(image.imageVersion(), RetiredImages.digest(image.measurements()));
             }
         }
         return new Passed(signed, set, facts, newlyRetired, floor, floorRead.map(Versioned::modRevision).orElse(0L));
