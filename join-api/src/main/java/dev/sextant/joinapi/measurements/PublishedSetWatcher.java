@@ -1,7 +1,9 @@
 package dev.sextant.joinapi.measurements;
 
 import dev.sextant.attestation.policy.MeasurementsException;
+import dev.sextant.attestation.digest.Sha256;
 import dev.sextant.attestation.policy.MeasurementsFile;
+import dev.sextant.attestation.policy.MeasurementsKey;
 import dev.sextant.etcd.client.Versioned;
 import dev.sextant.grpcsupport.Refusal;
 import dev.sextant.serviceconfig.JoinServiceConfig;
@@ -102,12 +104,22 @@ public class PublishedSetWatcher implements AutoCloseable {
             refuse(stored.modRevision(), inForce, "not a signed set: " + e.getMessage());
             return;
         }
+        // This service published it, or took it from its file: judged still (its retirements may be unrecorded), not refused loudly.
+        boolean alreadyInForce = inForce.setInForce().digest().equals(MeasurementsKey.PREFIX + Sha256.hex(signed.json()));
         SetCheck.Passed passed;
         try {
             passed = check.check(signed, inForce.version(), SetCheck.Versions.NOT_BELOW_IN_FORCE);
         } catch (Refusal r) {
             if (r.isServerSide()) {
                 throw r; // etcd did not answer: look again at the next poll
+            }
+            if (alreadyInForce) {
+                seenRevision = stored.modRevision();
+                LOG.debug("the set in force, as the cluster store holds it, no longer passes ({}): {}", r.reason().tag(), r.getMessage());
+                return;
+            }
+            if (supersededSince(stored)) {
+                return; // a newer set was published while this one was judged (it is below its floor): take that one
             }
             refuse(stored.modRevision(), inForce, r.getMessage());
             return;
@@ -126,6 +138,10 @@ public class PublishedSetWatcher implements AutoCloseable {
             return;
         }
         seenRevision = stored.modRevision();
+    }
+
+    private boolean supersededSince(Versioned stored) throws Refusal {
+        return store.set().map(Versioned::modRevision).orElse(0L) != stored.modRevision();
     }
 
     private void refuse(long revision, ReloadingVerifier inForce, String why) {
