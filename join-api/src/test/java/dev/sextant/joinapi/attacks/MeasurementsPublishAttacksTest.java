@@ -73,7 +73,7 @@ class MeasurementsPublishAttacksTest {
     @DisplayName("a set not signed by the pinned key (a signature by another key; another key swapped into the join service's key file and the set signed by it): PERMISSION_DENIED, the set in force stays")
     void notSignedByThePinnedKey() throws Exception {
         KeyPair attacker = PublishingCluster.otherKey();
-        SignedMeasurements forged = cluster.signed(set(9, List.of(A), List.of()), attacker);
+        SignedMeasurements forged = cluster.signed(set(9, List.of(C), List.of()), attacker);
         Status refused = assertThrows(StatusRuntimeException.class, () -> cluster.publish(0, forged)).getStatus();
         assertEquals(Status.Code.PERMISSION_DENIED, refused.getCode(), refused.toString());
         assertTrue(refused.getDescription().contains("is not signed by the measurement signing key"), refused.getDescription());
