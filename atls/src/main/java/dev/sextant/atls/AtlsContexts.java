@@ -54,6 +54,8 @@ public final class AtlsContexts {
         SslContextBuilder builder = SslContextBuilder.forServer(keyManager(own, ecdsa));
         if (clients instanceof ClientVerification.Required required) {
             builder.trustManager(verifying(required.verifier(), ecdsa)).clientAuth(ClientAuth.REQUIRE);
+        } else if (clients instanceof ClientVerification.IfPresented ifPresented) {
+            builder.trustManager(verifying(ifPresented.verifier(), ecdsa)).clientAuth(ClientAuth.OPTIONAL);
         } else {
             builder.clientAuth(ClientAuth.NONE);
         }
@@ -74,10 +76,14 @@ public final class AtlsContexts {
         X509ExtendedTrustManager trust = server instanceof ServerVerification.Verified verified
                 ? verifying(verified.verifier(), ecdsa) : new AnyServerTrustManager();
         SslContextBuilder builder = SslContextBuilder.forClient()
-                .keyManager(keyManager(own, ecdsa))
                 .trustManager(trust)
                 // The peer's identity is its attested AK, not a host name: self-signed aTLS certs carry none.
                 .endpointIdentificationAlgorithm(null);
+        // A client that does not attest presents no certificate: a server that takes unattested clients
+        // (ClientVerification.ifPresented) would refuse a bare one as a malformed attestation.
+        if (!(own instanceof OwnAttestation.None)) {
+            builder.keyManager(keyManager(own, ecdsa));
+        }
         return build(builder);
     }
 

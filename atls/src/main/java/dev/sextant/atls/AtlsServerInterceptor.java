@@ -11,6 +11,7 @@ import io.grpc.ServerInterceptor;
 import io.grpc.Status;
 
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * Makes the client's verified {@link AttestedState} available to service methods through
@@ -20,9 +21,20 @@ import java.util.Optional;
  */
 public final class AtlsServerInterceptor implements ServerInterceptor {
     private final boolean attestationRequired;
+    private final Set<String> openToUnattested;
 
     public AtlsServerInterceptor(boolean attestationRequired) {
+        this(attestationRequired, Set.of());
+    }
+
+    /**
+     * @param openToUnattested full gRPC service names whose calls need no attestation where it is otherwise
+     *                         required (with {@link ClientVerification#ifPresented}): a service that asks
+     *                         nothing of its caller, beside services that ask everything
+     */
+    public AtlsServerInterceptor(boolean attestationRequired, Set<String> openToUnattested) {
         this.attestationRequired = attestationRequired;
+        this.openToUnattested = Set.copyOf(openToUnattested);
     }
 
     @Override
@@ -31,7 +43,7 @@ public final class AtlsServerInterceptor implements ServerInterceptor {
         Optional<AttestedState> state =
                 PeerAttestation.of(call.getAttributes().get(Grpc.TRANSPORT_ATTR_SSL_SESSION));
         if (state.isEmpty()) {
-            if (attestationRequired) {
+            if (attestationRequired && !openToUnattested.contains(call.getMethodDescriptor().getServiceName())) {
                 call.close(Status.UNAUTHENTICATED.withDescription("the peer is not attested"), new Metadata());
                 return new ServerCall.Listener<>() {};
             }

@@ -22,9 +22,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Puts the gRPC server behind client-attested aTLS: every client must present a quote that the
- * reloading verifier accepts, inside the handshake, so unattested or mis-measured callers never
- * reach a method. When an {@link Attester} bean exists (a TPM on this control-plane node) the
+ * Puts the gRPC server behind client-attested aTLS: a client that presents a quote must present one
+ * the reloading verifier accepts, inside the handshake, so a mis-measured caller never reaches a
+ * method; one that presents none (the operator publishing a measurement set, MeasurementsService)
+ * reaches only the services that ask nothing of their caller: {@link AtlsInterceptorFactory}'s
+ * interceptor refuses every other call UNAUTHENTICATED before it runs. When an {@link Attester} bean exists (a TPM on this control-plane node) the
  * server attests itself too and the channel is mutually attested.
  */
 @Singleton
@@ -51,7 +53,7 @@ public class AtlsServerSetup implements BeanCreatedEventListener<ServerBuilder<?
         try {
             // Flood limits: every handshake costs a quote (mutual) and a verification, before the caller proved anything.
             OwnAttestation own = serverAttester.map(OwnAttestation::by).orElse(OwnAttestation.none());
-            AtlsServers.secure(netty, AtlsContexts.server(own, ClientVerification.by(verifier), ecdsa), HandshakeLimits.defaults());
+            AtlsServers.secure(netty, AtlsContexts.server(own, ClientVerification.ifPresented(verifier), ecdsa), HandshakeLimits.defaults());
             ConnectionLimits.defaults().applyTo(netty);
         } catch (SSLException e) {
             throw new IllegalStateException("cannot build the aTLS server context: " + e.getMessage(), e);
