@@ -53,9 +53,11 @@ public final class AtlsContexts {
     public static SslContext server(OwnAttestation own, ClientVerification clients, Ecdsa ecdsa) throws SSLException {
         SslContextBuilder builder = SslContextBuilder.forServer(keyManager(own, ecdsa));
         if (clients instanceof ClientVerification.Required required) {
-            builder.trustManager(verifying(required.verifier(), ecdsa)).clientAuth(ClientAuth.REQUIRE);
+            builder.trustManager(new VerifyingTrustManager(required.verifier(), VARIANT, Clock.systemUTC(), ecdsa,
+                    required.toldInCall())).clientAuth(ClientAuth.REQUIRE);
         } else if (clients instanceof ClientVerification.IfPresented ifPresented) {
-            builder.trustManager(verifying(ifPresented.verifier(), ecdsa)).clientAuth(ClientAuth.OPTIONAL);
+            builder.trustManager(new VerifyingTrustManager(ifPresented.presented().verifier(), VARIANT, Clock.systemUTC(), ecdsa,
+                    ifPresented.presented().toldInCall())).clientAuth(ClientAuth.OPTIONAL);
         } else {
             builder.clientAuth(ClientAuth.NONE);
         }

@@ -17,7 +17,9 @@ import java.util.Set;
  * Makes the client's verified {@link AttestedState} available to service methods through
  * {@link PeerAttestation#current()}. When attestation is required, a call on a connection without
  * one (a misconfigured server, plain TLS) is closed with UNAUTHENTICATED before the method runs:
- * the handshake is the real gate, this is the second lock.
+ * the handshake is the real gate, this is the second lock. A call on a connection whose client was
+ * refused by the policy but told so ({@link ClientVerification#telling}) is closed with
+ * PERMISSION_DENIED and the refusal's line, whether attestation is required or not.
  */
 public final class AtlsServerInterceptor implements ServerInterceptor {
     private final boolean attestationRequired;
@@ -40,8 +42,13 @@ public final class AtlsServerInterceptor implements ServerInterceptor {
     @Override
     public <Q, R> ServerCall.Listener<Q> interceptCall(ServerCall<Q, R> call, Metadata headers,
                                                         ServerCallHandler<Q, R> next) {
-        Optional<AttestedState> state =
-                PeerAttestation.of(call.getAttributes().get(Grpc.TRANSPORT_ATTR_SSL_SESSION));
+        javax.net.ssl.SSLSession session = call.getAttributes().get(Grpc.TRANSPORT_ATTR_SSL_SESSION);
+        Optional<String> refusal = PeerAttestation.refusal(session);
+        if (refusal.isPresent()) { // a genuine peer refused by the policy (ClientVerification.telling): told, never served
+            call.close(Status.PERMISSION_DENIED.withDescription("attestation rejected: " + refusal.get()), new Metadata());
+            return new ServerCall.Listener<>() {};
+        }
+        Optional<AttestedState> state = PeerAttestation.of(session);
         if (state.isEmpty()) {
             if (attestationRequired && !openToUnattested.contains(call.getMethodDescriptor().getServiceName())) {
                 call.close(Status.UNAUTHENTICATED.withDescription("the peer is not attested"), new Metadata());

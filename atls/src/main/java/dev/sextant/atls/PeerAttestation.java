@@ -13,6 +13,7 @@ import java.util.Optional;
  */
 public final class PeerAttestation {
     private static final String SESSION_KEY = "dev.sextant.atls.peer-attestation";
+    private static final String REFUSAL_KEY = "dev.sextant.atls.peer-refusal";
     static final Context.Key<AttestedState> CONTEXT_KEY = Context.key("sextant-peer-attestation");
 
     private PeerAttestation() {}
@@ -33,5 +34,18 @@ public final class PeerAttestation {
 
     static void record(SSLSession session, AttestedState state) {
         session.putValue(SESSION_KEY, state);
+    }
+
+    /**
+     * Why the peer of a session that completed without an attested state was refused
+     * ({@link ClientVerification#telling}): "REASON: sentence", told in every call on it.
+     */
+    public static Optional<String> refusal(SSLSession session) {
+        Object value = session == null ? null : session.getValue(REFUSAL_KEY);
+        return value instanceof String s ? Optional.of(s) : Optional.empty();
+    }
+
+    static void refuse(SSLSession session, dev.sextant.attestation.verify.AttestationRejected rejected) {
+        session.putValue(REFUSAL_KEY, rejected.toString());
     }
 }

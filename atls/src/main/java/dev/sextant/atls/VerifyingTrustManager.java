@@ -6,6 +6,7 @@ import dev.sextant.attestation.ecdsa.Ecdsa;
 import dev.sextant.attestation.verify.AttestationRejected;
 import dev.sextant.attestation.verify.AttestationVerifier;
 import dev.sextant.attestation.verify.AttestedState;
+import dev.sextant.attestation.verify.Reason;
 import io.netty.handler.ssl.ResumableX509ExtendedTrustManager;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -19,6 +20,7 @@ import java.security.cert.X509Certificate;
 import java.time.Clock;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * Verifies the peer's evidence inside the handshake, against the nonce THIS side chose (server:
@@ -34,12 +36,19 @@ final class VerifyingTrustManager extends X509ExtendedTrustManager implements Re
     private final Variant variant;
     private final Clock clock;
     private final Ecdsa ecdsa; // the certificate's self-signature
+    /** Rejections the handshake completes for, to be told to the client in its calls ({@link ClientVerification#telling}). */
+    private final Set<Reason> toldInCall;
 
     VerifyingTrustManager(AttestationVerifier verifier, Variant variant, Clock clock, Ecdsa ecdsa) {
+        this(verifier, variant, clock, ecdsa, Set.of());
+    }
+
+    VerifyingTrustManager(AttestationVerifier verifier, Variant variant, Clock clock, Ecdsa ecdsa, Set<Reason> toldInCall) {
         this.verifier = Objects.requireNonNull(verifier, "verifier");
         this.variant = variant;
         this.clock = clock;
         this.ecdsa = ecdsa;
+        this.toldInCall = Set.copyOf(toldInCall);
     }
 
     @Override
@@ -68,11 +77,24 @@ final class VerifyingTrustManager extends X509ExtendedTrustManager implements Re
             record(engine, state);
         } catch (AttestationRejected rejected) {
             LOG.warn("aTLS: rejected {} attestation: {}", peer, rejected.toString());
+            if (purpose == Purpose.ATLS_CLIENT && toldInCall.contains(rejected.reason())) {
+                // No attested state: the session carries only the refusal, which closes every call on it.
+                refuse(engine, rejected);
+                return;
+            }
             throw new CertificateException("aTLS " + peer + " attestation rejected: " + rejected, rejected);
         } catch (RuntimeException bug) { // a verifier bug must still fail closed, and say so once
             LOG.warn("aTLS: rejected {}: the verifier failed: {}", peer, bug.toString());
             throw new CertificateException("aTLS " + peer + " verification failed", bug);
         }
+    }
+
+    private static void refuse(SSLEngine engine, AttestationRejected rejected) throws CertificateException {
+        SSLSession session = engine.getHandshakeSession();
+        if (session == null) { // cannot tell the application: fail the handshake as for any rejection
+            throw new CertificateException("aTLS client attestation rejected: " + rejected, rejected);
+        }
+        PeerAttestation.refuse(session, rejected);
     }
 
     private static void record(SSLEngine engine, AttestedState state) throws CertificateException {

@@ -5,7 +5,10 @@ import dev.sextant.atls.ClientVerification;
 import dev.sextant.atls.OwnAttestation;
 import dev.sextant.attestation.Variant;
 import dev.sextant.attestation.policy.ExpectedValue;
+import dev.sextant.attestation.policy.ImageMeasurements;
+import dev.sextant.attestation.policy.MeasurementSet;
 import dev.sextant.attestation.policy.Measurements;
+import dev.sextant.attestation.policy.MeasurementsFile;
 import dev.sextant.attestation.testkit.SoftwareTpmAttester;
 import dev.sextant.proto.v1.GetAttestationRequest;
 import dev.sextant.proto.v1.GetAttestationResponse;
@@ -32,6 +35,7 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.KeyPair;
 import java.security.KeyPairGenerator;
 import java.util.Arrays;
 import java.util.HexFormat;
@@ -106,6 +110,10 @@ class CliMistakesTest {
                 new Mistake("a node that does not run the expected software",
                         "verify --endpoint 127.0.0.1:{node} --measurements {dir}/wrong.json --ek-ca {dir}/ek-ca.pem", 1,
                         "REJECTED: PCR_MISMATCH: PCR 16 (sha256) is {pcr16}… rather than 1111111111111111…"),
+                new Mistake("a node still on an image the signed measurement set retired",
+                        "verify --endpoint 127.0.0.1:{node} --measurements {dir}/retiring.json --measurements-key {dir}/set-pub.pem"
+                                + " --ek-ca {dir}/ek-ca.pem", 1,
+                        "REJECTED: IMAGE_RETIRED: the node runs image 20261101.120000, retired by measurement set version 12"),
                 new Mistake("signed measurements without their signature file",
                         "measurements verify --file {dir}/unsigned.json --key {dir}/pub.pem", 2,
                         "sextant measurements verify: --file {dir}/unsigned.json has no signature file unsigned.json.sig:"
@@ -148,6 +156,16 @@ class CliMistakesTest {
         wrong.put(16, new ExpectedValue(ones, false));
         write("wrong.json", new Measurements(Variant.QEMU_VTPM, wrong).toJson());
         write("unsigned.json", attester.measurements().toJson());
+        // The node's image retired, a newer one (another PCR 4) admitted: a rollout finished without this node.
+        TreeMap<Integer, ExpectedValue> newer = new TreeMap<>(attester.measurements().measurements());
+        newer.put(4, new ExpectedValue(ones, false));
+        write("retiring.json", new MeasurementSet(12, Variant.QEMU_VTPM,
+                List.of(new ImageMeasurements("20261127.101500", new Measurements(Variant.QEMU_VTPM, newer))),
+                List.of(new ImageMeasurements("20261101.120000", attester.measurements()))).toJson());
+        KeyPair setKey = KeyPairGenerator.getInstance("Ed25519").generateKeyPair();
+        writePem("set-key.pem", setKey.getPrivate());
+        MeasurementsFile.sign(dir.resolve("retiring.json"), Files.readString(dir.resolve("set-key.pem")));
+        writePem("set-pub.pem", setKey.getPublic());
         write("other.json", "{\"pcrs\": {}}".getBytes());
         write("not.pem", "this is not PEM\n".getBytes());
         writePem("ek-ca.pem", attester.anchors().get(0));

@@ -150,9 +150,11 @@ class AttestedBootTest {
             System.out.println("AttestedBootTest: no " + written + " (image not from sextant image build); not compared");
             return;
         }
-        // The file also carries its version (the image's build time); the set itself must be the prediction.
+        // A set of this one image (format 2), versioned by the image's build time; its image must be the prediction.
+        dev.sextant.attestation.policy.MeasurementSet set = dev.sextant.attestation.policy.MeasurementSet.parse(Files.readAllBytes(written));
+        assertEquals(1, set.images().size(), written + " names more than the image beside it");
         assertEquals(new String(prediction.measurements().toJson(), StandardCharsets.UTF_8),
-                new String(dev.sextant.attestation.policy.Measurements.parse(Files.readAllBytes(written)).toJson(), StandardCharsets.UTF_8),
+                new String(set.images().get(0).measurements().toJson(), StandardCharsets.UTF_8),
                 written + " differs from the prediction for the image beside it");
     }
 

@@ -1,7 +1,7 @@
 package dev.sextant.imagebuilder;
 
 import dev.sextant.attestation.policy.MeasurementsFile;
-import dev.sextant.attestation.policy.VersionedMeasurements;
+import dev.sextant.attestation.policy.MeasurementSet;
 import dev.sextant.measuredboot.io.MalformedImageException;
 import dev.sextant.measuredboot.predict.PcrPredictor;
 import dev.sextant.measuredboot.predict.Prediction;
@@ -21,8 +21,9 @@ import java.util.function.Consumer;
 /**
  * Builds the node image with mkosi and predicts its PCRs: stages the apt sources, the node
  * software and the EK CA bundle, runs mkosi (output streamed with an {@code mkosi| } prefix), checks
- * that the erofs root fits its partition, and writes {@code measurements.json} (PCRs 4, 9, 11
- * predicted from the UKI on the ESP; 12, 13, 15 zero) and a copy of the EK CA bundle. An output
+ * that the erofs root fits its partition, and writes {@code measurements.json}: a measurement set (format 2)
+ * of one image, named by the build's image version, with PCRs 4, 9, 11 predicted from the UKI on the ESP and
+ * 12, 13, 15 zero; and a copy of the EK CA bundle. An output
  * whose inputs did not change is reused.
  */
 public final class ImageBuilder {
@@ -88,9 +89,10 @@ public final class ImageBuilder {
         Prediction prediction = predict(request.image());
         // A signature from an earlier build must not sit next to new measurements; the caller signs anew.
         deleteIfExists(MeasurementsFile.signatureFile(measurements));
-        // Versioned by the image's build time, so a join service never reloads the set of an older image
-        // over a newer one; a reused image keeps its version.
-        write(measurements, new VersionedMeasurements(builtAt(request.image()), prediction.measurements()).toJson());
+        // A set (format 2) of this one image, named by its image version (what its os-release says, so what a
+        // verifier reports); the set versioned by the image's build time, so a join service never reloads the
+        // set of an older image over a newer one; a reused image keeps both versions.
+        write(measurements, MeasurementSet.of(builtAt(request.image()), prediction.measurements(), version.value()).toJson());
         lap(stages, "predict PCRs", t);
         recordEkCa(request.outDir().resolve(EkCaBundle.OUT_FILE), ekCa);
         if (!reuse) {

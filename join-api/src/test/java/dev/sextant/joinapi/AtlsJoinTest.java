@@ -9,7 +9,7 @@ import com.google.protobuf.ByteString;
 import dev.sextant.attestation.ecdsa.Ecdsa;
 import dev.sextant.attestation.policy.MeasurementsFile;
 import dev.sextant.attestation.policy.MeasurementsKey;
-import dev.sextant.attestation.policy.VersionedMeasurements;
+import dev.sextant.attestation.policy.MeasurementSet;
 import dev.sextant.joinapi.measurements.ReloadingVerifier;
 import dev.sextant.proto.v1.MeasurementsServiceGrpc;
 import dev.sextant.proto.v1.SignedMeasurements;
@@ -126,7 +126,8 @@ class AtlsJoinTest implements TestPropertyProvider {
         etcd.admin().put("/sextant/v1/measurements/key",
                 MeasurementsKey.of(TestCluster.pem(nodes.signingKey.getPublic())).fingerprint()); // as init pins it
         Path next = cluster.dir.resolve("published.json");
-        Files.write(next, new VersionedMeasurements(7, verifier.measurements().images().get(0).measurements()).toJson());
+        Files.write(next, MeasurementSet.of(7, verifier.measurements().images().get(0).measurements(),
+                verifier.measurements().images().get(0).imageVersion()).toJson());
         MeasurementsFile.sign(next, TestCluster.pem(nodes.signingKey.getPrivate()));
         SignedMeasurements signed = SignedMeasurements.newBuilder().setJson(ByteString.copyFrom(Files.readAllBytes(next)))
                 .setSignature(ByteString.copyFrom(Files.readAllBytes(MeasurementsFile.signatureFile(next)))).build();

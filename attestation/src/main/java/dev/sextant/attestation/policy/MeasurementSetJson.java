@@ -25,9 +25,7 @@ final class MeasurementSetJson {
     static MeasurementSet parse(byte[] json) throws MeasurementsException {
         ObjectNode top = MeasurementsJson.object(MeasurementsJson.readTree(json), "the top level");
         if (!top.has("format") && !top.has("images")) {
-            VersionedMeasurements one = MeasurementsJson.parseVersioned(json);
-            return new MeasurementSet(one.version(), one.measurements().variant(),
-                    List.of(new ImageMeasurements(ImageMeasurements.UNVERSIONED, one.measurements())), List.of(), one.nextKey());
+            return MeasurementsJson.parseFormatOne(json);
         }
         MeasurementsJson.onlyFields(top, "the top level", Set.of("format", "version", "variant", "images", "retired", "nextKey"));
         JsonNode format = top.get("format");

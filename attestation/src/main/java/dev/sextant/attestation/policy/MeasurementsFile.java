@@ -47,12 +47,12 @@ public final class MeasurementsFile {
 
     /**
      * Names {@code nextKeyPem} as the key that signs the sets after this one ({@code "nextKey"}), writing the
-     * file again in canonical form, then signs it as {@link #sign} does. Signed by the key the cluster has
+     * file again in canonical form (format 2; a format-1 file becomes the set of its one unversioned image), then signs it as {@link #sign} does. Signed by the key the cluster has
      * pinned, such a set moves the pin to the next key (a key rotation); a file that names another next
      * key already is refused rather than silently changed.
      */
     public static void signNamingNextKey(Path file, String privateKeyPem, String nextKeyPem) throws MeasurementsException {
-        VersionedMeasurements set = MeasurementsJson.parseVersioned(read(file));
+        MeasurementSet set = MeasurementSet.parse(read(file));
         MeasurementsKey next = MeasurementsKey.of(nextKeyPem);
         if (set.nextKey().isPresent() && !set.nextKey().get().fingerprint().equals(next.fingerprint())) {
             throw new MeasurementsException(file + " names another next key already (" + set.nextKey().get().fingerprint()
@@ -65,32 +65,6 @@ public final class MeasurementsFile {
             throw new MeasurementsException("writing " + file + ": " + e, e);
         }
         sign(file, privateKeyPem);
-    }
-
-    /** Checks {@code <file>.sig} with the public key, then parses the file. */
-    public static Measurements verify(Path file, String publicKeyPem) throws MeasurementsException {
-        return verifyVersioned(file, publicKeyPem).measurements();
-    }
-
-    /** As {@link #verify}, keeping the file's version (for reloads that must not go back). */
-    public static VersionedMeasurements verifyVersioned(Path file, String publicKeyPem) throws MeasurementsException {
-        Path sigFile = signatureFile(file);
-        return verifyVersioned(read(file), read(sigFile), publicKeyPem, sigFile.toString(), file.toString());
-    }
-
-    /**
-     * As {@link #verifyVersioned(Path, String)} for a set that arrived as bytes (a control plane's join ticket):
-     * {@code signatureText} is what {@code <file>.sig} holds.
-     */
-    public static VersionedMeasurements verifyVersioned(byte[] content, byte[] signatureText, String publicKeyPem)
-            throws MeasurementsException {
-        return verifyVersioned(content, signatureText, publicKeyPem, "the signature", "the measurements");
-    }
-
-    private static VersionedMeasurements verifyVersioned(byte[] content, byte[] signatureText, String publicKeyPem,
-                                                         String sigFile, String file) throws MeasurementsException {
-        checkSignature(content, signatureText, publicKeyPem, sigFile, file);
-        return MeasurementsJson.parseVersioned(content);
     }
 
     /** Checks {@code <file>.sig} with the public key, then parses the file as a set (format 2, or 1 as one image). */

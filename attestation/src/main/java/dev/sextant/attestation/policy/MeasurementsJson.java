@@ -43,16 +43,22 @@ final class MeasurementsJson {
     private MeasurementsJson() {}
 
     static Measurements parse(byte[] json) throws MeasurementsException {
-        return parseVersioned(json).measurements();
+        return parseFormatOne(json).images().get(0).measurements();
     }
 
-    static VersionedMeasurements parseVersioned(byte[] json) throws MeasurementsException {
+    /**
+     * A format-1 file ({@code {"version", "variant", "measurements", "nextKey"}}, written before images had
+     * versions) as the set of its one image, whose version is {@link ImageMeasurements#UNVERSIONED}.
+     */
+    static MeasurementSet parseFormatOne(byte[] json) throws MeasurementsException {
         ObjectNode top = object(readTree(json), "the top level");
         onlyFields(top, "the top level", Set.of("version", "variant", "measurements", "nextKey"));
         long version = version(top.get("version"));
         Variant variant = variant(top.get("variant"));
         ObjectNode entries = object(top.get("measurements"), "\"measurements\"");
-        return new VersionedMeasurements(version, measurements(variant, entries, "measurements file"), nextKey(top.get("nextKey")));
+        Measurements measurements = measurements(variant, entries, "measurements file");
+        return new MeasurementSet(version, variant, java.util.List.of(new ImageMeasurements(ImageMeasurements.UNVERSIONED, measurements)),
+                java.util.List.of(), nextKey(top.get("nextKey")));
     }
 
     /** The JSON tree of a file no larger than {@link #MAX_BYTES}. */
@@ -172,6 +178,8 @@ final class MeasurementsJson {
     }
 
     /**
+     * Format 1, which only tests still write (as files from before image versions look): writers write format 2.
+     *
      * @param version written first when not negative; a set without one reads back as version 0
      * @param nextKey written last, as the canonical PEM, when present
      */

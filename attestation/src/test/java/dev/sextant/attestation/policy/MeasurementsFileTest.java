@@ -33,7 +33,7 @@ class MeasurementsFileTest {
 
         MeasurementsFile.sign(file, pem(keys.getPrivate()));
 
-        assertEquals(7, MeasurementsFile.verify(file, pem(keys.getPublic())).measurements().size());
+        assertEquals(7, MeasurementsFile.verifySet(file, pem(keys.getPublic())).images().get(0).measurements().measurements().size());
     }
 
     @Test
@@ -44,7 +44,7 @@ class MeasurementsFileTest {
         MeasurementsFile.sign(file, pem(keys.getPrivate()));
         Files.writeString(file, MeasurementsTest.VALID.replace("ab", "ac"));
 
-        MeasurementsException e = assertThrows(MeasurementsException.class, () -> MeasurementsFile.verify(file, pem(keys.getPublic())));
+        MeasurementsException e = assertThrows(MeasurementsException.class, () -> MeasurementsFile.verifySet(file, pem(keys.getPublic())));
         assertTrue(e.getMessage().contains("is not a valid signature of"), e.getMessage());
     }
 
@@ -55,7 +55,7 @@ class MeasurementsFileTest {
         MeasurementsFile.sign(file, pem(keys("EC").getPrivate()));
 
         MeasurementsException e = assertThrows(MeasurementsException.class,
-                () -> MeasurementsFile.verify(file, pem(keys("EC").getPublic())));
+                () -> MeasurementsFile.verifySet(file, pem(keys("EC").getPublic())));
         assertTrue(e.getMessage().contains("signed with another key"), e.getMessage());
     }
 
@@ -73,7 +73,7 @@ class MeasurementsFileTest {
     void missingSignature() throws Exception {
         Path file = write(MeasurementsTest.VALID);
         MeasurementsException e = assertThrows(MeasurementsException.class,
-                () -> MeasurementsFile.verify(file, pem(keys("Ed25519").getPublic())));
+                () -> MeasurementsFile.verifySet(file, pem(keys("Ed25519").getPublic())));
         assertTrue(e.getMessage().contains("measurements.json.sig"), e.getMessage());
     }
 
@@ -85,15 +85,15 @@ class MeasurementsFileTest {
         Tools.run(dir, "openssl", "genpkey", "-algorithm", "ed25519", "-out", "ed.pem");
         Tools.run(dir, "openssl", "pkey", "-in", "ed.pem", "-pubout", "-out", "ed.pub");
         Tools.run(dir, "sh", "-c", "openssl pkeyutl -sign -rawin -inkey ed.pem -in measurements.json | base64 > measurements.json.sig");
-        MeasurementsFile.verify(file, Files.readString(dir.resolve("ed.pub")));
+        MeasurementsFile.verifySet(file, Files.readString(dir.resolve("ed.pub")));
 
         Tools.run(dir, "openssl", "ecparam", "-name", "prime256v1", "-genkey", "-noout", "-out", "ec.pem");
         Tools.run(dir, "openssl", "ec", "-in", "ec.pem", "-pubout", "-out", "ec.pub");
         Tools.run(dir, "sh", "-c", "openssl dgst -sha256 -sign ec.pem measurements.json | base64 > measurements.json.sig");
-        MeasurementsFile.verify(file, Files.readString(dir.resolve("ec.pub")));
+        MeasurementsFile.verifySet(file, Files.readString(dir.resolve("ec.pub")));
         // And our EC signature over the same file with openssl's legacy "EC PRIVATE KEY" PEM.
         MeasurementsFile.sign(file, Files.readString(dir.resolve("ec.pem")));
-        MeasurementsFile.verify(file, Files.readString(dir.resolve("ec.pub")));
+        MeasurementsFile.verifySet(file, Files.readString(dir.resolve("ec.pub")));
     }
 
     private Path write(String content) throws Exception {

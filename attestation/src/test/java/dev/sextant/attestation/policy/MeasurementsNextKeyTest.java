@@ -28,10 +28,10 @@ class MeasurementsNextKeyTest {
     void roundTrip() throws Exception {
         KeyPair next = keys("EC");
         MeasurementsKey key = MeasurementsKey.of(pem(next.getPublic()));
-        VersionedMeasurements set = MeasurementsJson.parseVersioned(MeasurementsTest.VALID.getBytes(StandardCharsets.UTF_8))
+        MeasurementSet set = MeasurementSet.parse(MeasurementsTest.VALID.getBytes(StandardCharsets.UTF_8))
                 .withNextKey(key);
         byte[] json = set.toJson();
-        VersionedMeasurements read = MeasurementsJson.parseVersioned(json);
+        MeasurementSet read = MeasurementSet.parse(json);
         assertEquals(Optional.of(key), read.nextKey());
         assertArrayEquals(json, read.toJson());
         assertTrue(key.fingerprint().matches("sha256:[0-9a-f]{64}"), key.fingerprint());
@@ -58,12 +58,12 @@ class MeasurementsNextKeyTest {
                 ecPublic + ecPublic}) {
             String json = withNextKey(bad);
             MeasurementsException e = assertThrows(MeasurementsException.class,
-                    () -> MeasurementsJson.parseVersioned(json.getBytes(StandardCharsets.UTF_8)), String.valueOf(bad));
+                    () -> MeasurementSet.parse(json.getBytes(StandardCharsets.UTF_8)), String.valueOf(bad));
             assertTrue(e.getMessage().startsWith("\"nextKey\""), e.getMessage());
             assertFalse(e.getMessage().contains("PRIVATE KEY") || e.getMessage().contains("MII"), "key material in: " + e.getMessage());
         }
         String twice = MeasurementsTest.VALID.replaceFirst("\\{", "{\"nextKey\": \"a\", \"nextKey\": \"b\",");
-        assertThrows(MeasurementsException.class, () -> MeasurementsJson.parseVersioned(twice.getBytes(StandardCharsets.UTF_8)));
+        assertThrows(MeasurementsException.class, () -> MeasurementSet.parse(twice.getBytes(StandardCharsets.UTF_8)));
     }
 
     @Test
@@ -75,7 +75,7 @@ class MeasurementsNextKeyTest {
         Files.writeString(file, MeasurementsTest.VALID);
 
         MeasurementsFile.signNamingNextKey(file, pem(signing.getPrivate()), pem(next.getPublic()));
-        VersionedMeasurements signed = MeasurementsFile.verifyVersioned(file, pem(signing.getPublic()));
+        MeasurementSet signed = MeasurementsFile.verifySet(file, pem(signing.getPublic()));
         assertEquals(MeasurementsKey.of(pem(next.getPublic())).fingerprint(), signed.nextKey().orElseThrow().fingerprint());
 
         byte[] before = Files.readAllBytes(file);

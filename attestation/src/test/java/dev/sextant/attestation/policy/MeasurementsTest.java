@@ -80,13 +80,14 @@ class MeasurementsTest {
     @Test
     @DisplayName("the version is read (0 when absent), written first, and must be a non-negative integer")
     void version() throws Exception {
-        assertEquals(0, MeasurementsJson.parseVersioned(VALID.getBytes(StandardCharsets.UTF_8)).version());
+        assertEquals(0, MeasurementSet.parse(VALID.getBytes(StandardCharsets.UTF_8)).version());
         String v7 = VALID.replace("{\"variant\"", "{\"version\": 7, \"variant\"");
-        VersionedMeasurements m = MeasurementsJson.parseVersioned(v7.getBytes(StandardCharsets.UTF_8));
+        MeasurementSet m = MeasurementSet.parse(v7.getBytes(StandardCharsets.UTF_8));
         assertEquals(7, m.version());
-        assertTrue(new String(m.toJson(), StandardCharsets.UTF_8).startsWith("{\n  \"version\" : 7,"));
-        assertEquals(new String(m.toJson(), StandardCharsets.UTF_8),
-                new String(MeasurementsJson.parseVersioned(m.toJson()).toJson(), StandardCharsets.UTF_8));
+        byte[] formatOne = MeasurementsJson.write(m.images().get(0).measurements(), 7, java.util.Optional.empty());
+        assertTrue(new String(formatOne, StandardCharsets.UTF_8).startsWith("{\n  \"version\" : 7,"));
+        assertEquals(new String(formatOne, StandardCharsets.UTF_8), new String(MeasurementsJson.write(
+                MeasurementSet.parse(formatOne).images().get(0).measurements(), 7, java.util.Optional.empty()), StandardCharsets.UTF_8));
         for (String bad : new String[] {"-1", "1.5", "\"7\""}) {
             String json = VALID.replace("{\"variant\"", "{\"version\": " + bad + ", \"variant\"");
             MeasurementsException e = assertThrows(MeasurementsException.class,

@@ -5,7 +5,7 @@ import dev.sextant.attestation.eventlog.EventLogParser;
 import dev.sextant.attestation.eventlog.RawEventLog;
 import dev.sextant.attestation.policy.ExpectedValue;
 import dev.sextant.attestation.policy.Measurements;
-import dev.sextant.attestation.policy.VersionedMeasurements;
+import dev.sextant.attestation.policy.MeasurementSet;
 import dev.sextant.attestation.tpmstructures.PcrSelection;
 import dev.sextant.attestation.tpmstructures.TpmAlg;
 import dev.sextant.attestation.tpmstructures.TpmFormatException;
@@ -159,7 +159,7 @@ public final class FuzzSeeds {
     private static void measurements(TestPki pki, Path dir) throws IOException {
         Measurements all = new SoftwareTpmAttester(pki, SoftwareTpmOptions.defaults()).measurements();
         write(dir.resolve("all-pcrs.json"), all.toJson());
-        write(dir.resolve("all-pcrs-versioned.json"), new VersionedMeasurements(1_700_000_000L, all).toJson());
+        write(dir.resolve("all-pcrs-versioned.json"), MeasurementSet.of(1_700_000_000L, all, "20231114.221320").toJson());
         SortedMap<Integer, ExpectedValue> warn = new TreeMap<>(all.measurements());
         for (int pcr : List.of(0, 1, 2, 3, 5, 6, 7)) {
             warn.put(pcr, new ExpectedValue(all.measurements().get(pcr).expected(), true));
@@ -169,7 +169,7 @@ public final class FuzzSeeds {
         for (int pcr : List.of(4, 9, 11, 12, 13, 15)) {
             required.put(pcr, all.measurements().get(pcr));
         }
-        write(dir.resolve("required-pcrs-only.json"), new VersionedMeasurements(0, new Measurements(all.variant(), required)).toJson());
+        write(dir.resolve("required-pcrs-only.json"), MeasurementSet.of(0, new Measurements(all.variant(), required), "1").toJson());
     }
 
     private static void write(Path file, byte[] bytes) throws IOException {

@@ -32,7 +32,8 @@ import java.util.stream.Stream;
         description = {"Build the node image with mkosi (UKI, erofs root under dm-verity) shipping the node software",
                 "and the EK CA its nodes verify their join service's TPM against (--ek-ca; PCR 11 covers it),",
                 "with its version in the image's os-release (--image-version; PCR 11 covers it too),",
-                "then write DIR/measurements.json with the PCRs predicted from the image",
+                "then write DIR/measurements.json: a measurement set (format 2) of this one image, named by its",
+                "version, with the PCRs predicted from it; 'sextant measurements sign' and join services read it",
                 "(and DIR/measurements.json.sig with --signing-key)."})
 public final class BuildCommand implements Callable<Integer> {
     @Spec

@@ -1,6 +1,6 @@
 package dev.sextant.cli.input;
 
-import dev.sextant.attestation.policy.Measurements;
+import dev.sextant.attestation.policy.MeasurementSet;
 import dev.sextant.attestation.policy.MeasurementsException;
 import dev.sextant.attestation.policy.MeasurementsFile;
 import dev.sextant.cli.failure.CliFailure;
@@ -14,11 +14,11 @@ public final class MeasurementsInput {
 
     private MeasurementsInput() {}
 
-    /** The expected PCR values in an unsigned measurements file. */
-    public static Measurements parse(String option, Path file) {
+    /** The images (and their expected PCR values) of an unsigned measurement set, format 2 or 1. */
+    public static MeasurementSet parse(String option, Path file) {
         byte[] json = InputFiles.read(option, file, REMEDY);
         try {
-            return Measurements.parse(json);
+            return MeasurementSet.parse(json);
         } catch (MeasurementsException e) {
             throw new CliFailure(option + " " + file + ": not a measurements file (" + e.getMessage() + "): " + REMEDY, e);
         }

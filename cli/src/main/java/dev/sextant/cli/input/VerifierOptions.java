@@ -1,6 +1,7 @@
 package dev.sextant.cli.input;
 
 import com.google.protobuf.ByteString;
+import dev.sextant.attestation.policy.MeasurementSet;
 import dev.sextant.attestation.policy.Measurements;
 import dev.sextant.attestation.policy.MeasurementsException;
 import dev.sextant.attestation.policy.MeasurementsFile;
@@ -29,7 +30,7 @@ public final class VerifierOptions {
     @Spec(Spec.Target.MIXEE)
     CommandSpec spec;
 
-    @Option(names = MEASUREMENTS, required = true, paramLabel = "FILE", description = "expected PCR values (JSON)")
+    @Option(names = MEASUREMENTS, required = true, paramLabel = "FILE", description = "the measurement set: the images whose PCR values are admitted, and those retired (JSON)")
     Path measurements;
 
     @Option(names = MEASUREMENTS_KEY, paramLabel = "PEM",
@@ -97,14 +98,15 @@ public final class VerifierOptions {
         return fromEnv == null || fromEnv.isBlank() ? null : new EkCaSource("$" + EK_CA_ENV, Path.of(fromEnv));
     }
 
-    private Measurements loadMeasurements() {
+    /** The set of the file: a node whose PCRs match one of its retired images is refused naming that image. */
+    private MeasurementSet loadMeasurements() {
         if (measurementsKey == null) {
             return MeasurementsInput.parse(MEASUREMENTS, measurements);
         }
         String publicKey = PemKeys.publicKey(MEASUREMENTS_KEY, measurementsKey, PUBLIC_KEY_REMEDY);
         MeasurementsInput.signatureFile(MEASUREMENTS, measurements);
         try {
-            return MeasurementsFile.verify(measurements, publicKey);
+            return MeasurementsFile.verifySet(measurements, publicKey);
         } catch (MeasurementsException e) {
             throw new CliFailure(MEASUREMENTS + " " + measurements + ": " + e.getMessage()
                     + ": check " + MEASUREMENTS_KEY + ", or sign the file again with `sextant measurements sign`", e);

@@ -40,7 +40,7 @@ public final class VerifyMeasurementsCommand implements Callable<Integer> {
         String publicKey = PemKeys.publicKey("--key", key, "pass the measurements-pub.pem that `sextant measurements keygen` wrote");
         MeasurementsInput.signatureFile("--file", file);
         try {
-            var measurements = MeasurementsFile.verify(file, publicKey);
+            var measurements = MeasurementsFile.verifySet(file, publicKey);
             spec.commandLine().getOut().println(new String(measurements.toJson()));
             return ExitCodes.OK;
         } catch (MeasurementsException e) {

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.sextant.attestation.policy.MeasurementsFile;
 import dev.sextant.attestation.policy.MeasurementsKey;
-import dev.sextant.attestation.policy.VersionedMeasurements;
+import dev.sextant.attestation.policy.MeasurementSet;
 import dev.sextant.attestation.Variant;
 import dev.sextant.attestation.policy.ExpectedValue;
 import dev.sextant.attestation.policy.Measurements;
@@ -37,7 +37,7 @@ class SignCommandTest {
         for (int pcr : new int[]{4, 9, 11, 12, 13, 15}) {
             pcrs.put(pcr, new ExpectedValue(new byte[32], false));
         }
-        Path file = Files.write(dir.resolve("m.json"), new VersionedMeasurements(3, new Measurements(Variant.QEMU_VTPM, pcrs)).toJson());
+        Path file = Files.write(dir.resolve("m.json"), MeasurementSet.of(3, new Measurements(Variant.QEMU_VTPM, pcrs), "20261127.101500").toJson());
         Path key = Files.writeString(dir.resolve("key.pem"), pem(new JcaPKCS8Generator(signing.getPrivate(), null)));
         Path nextPub = Files.writeString(dir.resolve("next.pub"), pem(next.getPublic()));
 
@@ -47,9 +47,10 @@ class SignCommandTest {
 
         assertEquals(0, exit, out.toString());
         assertTrue(out.toString().lines().anyMatch(line -> line.equals(MeasurementsFile.signatureFile(file).toString())), out.toString());
-        VersionedMeasurements signed = MeasurementsFile.verifyVersioned(file, pem(signing.getPublic()));
+        MeasurementSet signed = MeasurementsFile.verifySet(file, pem(signing.getPublic()));
         assertEquals(MeasurementsKey.of(pem(next.getPublic())).fingerprint(), signed.nextKey().orElseThrow().fingerprint());
         assertTrue(Files.readString(file).contains("\"nextKey\""));
+        assertEquals("20261127.101500", signed.images().get(0).imageVersion(), "the rewritten file is still the image build's set");
     }
 
     private static String pem(Object o) throws Exception {

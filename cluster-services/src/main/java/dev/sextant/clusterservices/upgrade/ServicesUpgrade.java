@@ -262,7 +262,7 @@ public final class ServicesUpgrade {
             return Optional.empty();
         }
         try {
-            return MeasurementsFile.verifyVersioned(json.getBytes(StandardCharsets.UTF_8), signature.getBytes(StandardCharsets.UTF_8),
+            return MeasurementsFile.verifySet(json.getBytes(StandardCharsets.UTF_8), signature.getBytes(StandardCharsets.UTF_8),
                     clusterKey).nextKey();
         } catch (MeasurementsException e) {
             return Optional.empty(); // a set in force that does not verify names nothing

@@ -1,13 +1,12 @@
 package dev.sextant.clusterservices.upgrade;
 
+import dev.sextant.attestation.policy.MeasurementSet;
 import dev.sextant.attestation.policy.MeasurementsException;
 import dev.sextant.attestation.policy.MeasurementsFile;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.util.Comparator;
-import java.util.stream.Stream;
 
 /**
  * A measurements file and its {@code .sig}, held in memory so that the bytes that were verified are
@@ -29,32 +28,10 @@ public record SignedMeasurementsFile(byte[] json, byte[] signature) {
     }
 
     /**
-     * Checks the signature with the cluster's measurements key and that the JSON parses, on a private
-     * copy of exactly these bytes ({@link MeasurementsFile} verifies files).
+     * Checks the signature with the cluster's measurements key over exactly these bytes, and that they are a
+     * measurement set (format 2, or 1 as one image).
      */
-    public void verify(String publicKeyPem) throws MeasurementsException {
-        Path dir = null;
-        try {
-            dir = Files.createTempDirectory("sextant-measurements");
-            Path copy = dir.resolve("measurements.json");
-            Files.write(copy, json);
-            Files.write(MeasurementsFile.signatureFile(copy), signature);
-            MeasurementsFile.verify(copy, publicKeyPem);
-        } catch (IOException e) {
-            throw new MeasurementsException("cannot stage the measurements for verification: " + e, e);
-        } finally {
-            deleteQuietly(dir);
-        }
-    }
-
-    private static void deleteQuietly(Path dir) {
-        if (dir == null) {
-            return;
-        }
-        try (Stream<Path> walk = Files.walk(dir)) {
-            walk.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-        } catch (IOException e) {
-            // A leftover temp directory holds only public data.
-        }
+    public MeasurementSet verify(String publicKeyPem) throws MeasurementsException {
+        return MeasurementsFile.verifySet(json, signature, publicKeyPem);
     }
 }

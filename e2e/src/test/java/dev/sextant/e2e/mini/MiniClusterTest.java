@@ -376,12 +376,16 @@ class MiniClusterTest {
         byte[] event = sha.digest(clusterId);
         sha.update(new byte[32]);
         sha.update(event);
-        String pcr15 = HexFormat.of().formatHex(sha.digest());
-        String image = Files.readString(dir.resolve("measurements.json"));
-        String zero15 = "\"15\" : {\n      \"expected\" : \"" + "0".repeat(64) + "\"";
-        assertTrue(image.contains(zero15), "the image's measurements do not expect PCR 15 = 0:\n" + image);
+        byte[] pcr15 = sha.digest();
+        // The image's set (format 2: each image under "images"), every image's PCR 15 the cluster's mark.
+        dev.sextant.attestation.policy.MeasurementSet image =
+                dev.sextant.attestation.policy.MeasurementSet.parse(Files.readAllBytes(dir.resolve("measurements.json")));
+        for (var one : image.images()) {
+            assertTrue(java.util.Arrays.equals(new byte[32], one.measurements().measurements().get(15).expected()),
+                    "the image's measurements do not expect PCR 15 = 0 for image " + one.imageVersion());
+        }
         Path policy = logs.resolve("cluster-pcr15.json");
-        Files.writeString(policy, image.replace(zero15, "\"15\" : {\n      \"expected\" : \"" + pcr15 + "\""));
+        Files.write(policy, image.enforcing(15, pcr15).toJson());
         return policy;
     }
 

@@ -1,6 +1,6 @@
 package dev.sextant.localcluster.mini;
 
-import dev.sextant.attestation.policy.Measurements;
+import dev.sextant.attestation.policy.MeasurementSet;
 import dev.sextant.attestation.policy.MeasurementsFile;
 import dev.sextant.localcluster.mini.boot.BootedNodes;
 import dev.sextant.localcluster.mini.boot.NodeWaits;
@@ -104,7 +104,7 @@ final class MiniStatus {
         if (!Files.isRegularFile(measurements) || !Files.isRegularFile(layout.caCert())) {
             return Optional.empty();
         }
-        Measurements policy = MeasurementsFile.verify(measurements, Files.readString(layout.measurementsPublicKey()));
+        MeasurementSet policy = MeasurementsFile.verifySet(measurements, Files.readString(layout.measurementsPublicKey()));
         return Optional.of(new NodeAttestation(policy, LocalCa.load(layout.caDir()).certificate()));
     }
 }

@@ -1,6 +1,6 @@
 package dev.sextant.localcluster.mini;
 
-import dev.sextant.attestation.policy.Measurements;
+import dev.sextant.attestation.policy.MeasurementSet;
 import dev.sextant.attestation.policy.MeasurementsException;
 import dev.sextant.attestation.policy.MeasurementsFile;
 import dev.sextant.imagebuilder.BuildException;
@@ -86,7 +86,7 @@ final class MiniUp {
         HostTools tools = hostTools();
         LocalCa ca = hostIdentities(previous);
         MiniImage.Prepared image = prepareImage(options);
-        Measurements imageMeasurements = verifiedMeasurements(image);
+        MeasurementSet imageMeasurements = verifiedMeasurements(image);
         Plan plan = plan(options, FreePort::pick);
         Map<String, NodeConfig> configs = manufacture(plan, new NewNodes(layout, progress, tools, ca, image.image(),
                 options.accel()));
@@ -100,7 +100,7 @@ final class MiniUp {
             InitResult initialized = new ControlPlaneInit(layout, progress).run(init, initNode, INIT_NODE,
                     options.controlPlanes());
             boot(booted, plan, configs, NodeRole.CONTROL_PLANE);
-            Measurements cluster = recordCluster(booted, imageMeasurements, initialized);
+            MeasurementSet cluster = recordCluster(booted, imageMeasurements, initialized);
             Map<String, NodeStatusLine> statuses = awaitBootstrapped(booted, plan);
             NodeAttestation clusterPolicy = new NodeAttestation(cluster, ca.certificate());
             Map<String, AtlsProbe.Outcome> verified = verifyAll(booted, plan, clusterPolicy);
@@ -160,8 +160,8 @@ final class MiniUp {
     }
 
     /** The image's measurements as the nodes will be verified against them: checked against the mini key's signature. */
-    private Measurements verifiedMeasurements(MiniImage.Prepared image) throws Exception {
-        return MeasurementsFile.verify(image.measurements(), Files.readString(layout.measurementsPublicKey()));
+    private MeasurementSet verifiedMeasurements(MiniImage.Prepared image) throws Exception {
+        return MeasurementsFile.verifySet(image.measurements(), Files.readString(layout.measurementsPublicKey()));
     }
 
     /** The control planes first (the first one is initialized), then the workers, each with its forwards. */
@@ -225,9 +225,9 @@ final class MiniUp {
     }
 
     /** The cluster ID into mini.json; the measurements a node of this cluster must show, signed. */
-    private Measurements recordCluster(BootedNodes booted, Measurements image, InitResult initialized) throws Exception {
+    private MeasurementSet recordCluster(BootedNodes booted, MeasurementSet image, InitResult initialized) throws Exception {
         booted.update(booted.state().withClusterId(initialized.clusterIdHex()));
-        Measurements cluster = ClusterMeasurements.forCluster(image, initialized.clusterId());
+        MeasurementSet cluster = ClusterMeasurements.forCluster(image, initialized.clusterId());
         Files.write(layout.clusterMeasurements(), cluster.toJson());
         MeasurementsFile.sign(layout.clusterMeasurements(), Files.readString(layout.measurementsKey()));
         return cluster;

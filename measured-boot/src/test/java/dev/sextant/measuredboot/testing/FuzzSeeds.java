@@ -3,7 +3,7 @@ package dev.sextant.measuredboot.testing;
 import dev.sextant.attestation.Variant;
 import dev.sextant.attestation.policy.ExpectedValue;
 import dev.sextant.attestation.policy.Measurements;
-import dev.sextant.attestation.policy.VersionedMeasurements;
+import dev.sextant.attestation.policy.MeasurementSet;
 import dev.sextant.measuredboot.io.ArraySource;
 import dev.sextant.measuredboot.predict.PcrPredictor;
 import dev.sextant.measuredboot.predict.Prediction;
@@ -116,8 +116,8 @@ public final class FuzzSeeds {
     }
 
     /**
-     * The sets {@code sextant measure image} prints and {@code sextant image build} writes (with a
-     * version) for each UKI it predicts, and the PCRs the guest read in the captured real boot.
+     * The sets {@code sextant measure image} prints and {@code sextant image build} writes (format 2, a
+     * set of one versioned image) for each UKI it predicts, and the PCRs the guest read in the captured real boot.
      */
     private void measurements(Map<String, byte[]> ukis, Path dir) throws Exception {
         for (String name : List.of("uki-stub252", "uki-stub254", "uki-stub254-splash-uname")) {
@@ -125,11 +125,11 @@ public final class FuzzSeeds {
             write(dir.resolve("predicted-" + name + ".json"), p.measurements().toJson());
         }
         Prediction built = new PcrPredictor().predict(new ArraySource(ukis.get("uki-stub252")));
-        write(dir.resolve("image-build-uki-stub252.json"), new VersionedMeasurements(1_700_000_000L, built.measurements()).toJson());
+        write(dir.resolve("image-build-uki-stub252.json"), MeasurementSet.of(1_700_000_000L, built.measurements(), "20231114.221320").toJson());
         SortedMap<Integer, ExpectedValue> real = new TreeMap<>();
         Files.readAllLines(res.resolve("boot/mkosi-stub252-pcrs.txt")).stream().map(l -> l.split(" "))
                 .forEach(f -> real.put(Integer.parseInt(f[1]), new ExpectedValue(HexFormat.of().parseHex(f[2]), false)));
-        write(dir.resolve("real-boot-mkosi-stub252.json"), new VersionedMeasurements(3, new Measurements(Variant.QEMU_VTPM, real)).toJson());
+        write(dir.resolve("real-boot-mkosi-stub252.json"), MeasurementSet.of(3, new Measurements(Variant.QEMU_VTPM, real), "1").toJson());
     }
 
     /** ESP volumes as mkfs.vfat and mtools make them, written sparse. */

@@ -217,7 +217,7 @@ public final class NodeLocalServices implements Deployer {
         Files.write(MeasurementsFile.signatureFile(measurements), join.measurements().getSignature().toByteArray());
         Path publicKey = Files.writeString(dir.resolve("measurements.pub"), join.measurements().getPublicKeyPem());
         try {
-            MeasurementsFile.verify(measurements, join.measurements().getPublicKeyPem());
+            MeasurementsFile.verifySet(measurements, join.measurements().getPublicKeyPem());
         } catch (MeasurementsException e) {
             throw new ClusterServicesException("the join measurements: " + e.getMessage(), e);
         }

@@ -92,7 +92,7 @@ final class ControlPlaneTicketCheck {
             return;
         }
         try {
-            MeasurementsFile.verifyVersioned(signed.getJson().toByteArray(), signed.getSignature().toByteArray(),
+            MeasurementsFile.verifySet(signed.getJson().toByteArray(), signed.getSignature().toByteArray(),
                     signed.getPublicKeyPem());
         } catch (MeasurementsException e) {
             problems.add(field + " (" + signed.getJson().size() + " bytes, signature " + signed.getSignature().size()

@@ -147,7 +147,7 @@ class NodeLocalServicesTest {
         assertEquals("control-plane-0", init.nodeName());
         assertEquals(DeployInputs.DISKS, init.diskUuids(), "the state disk first, then the data volume");
         Path measurements = join.measurements().file();
-        MeasurementsFile.verify(measurements, Files.readString(join.measurements().publicKeyFile()));
+        MeasurementsFile.verifySet(measurements, Files.readString(join.measurements().publicKeyFile()));
         assertTrue(Files.readString(join.ca().certFile()).startsWith("-----BEGIN CERTIFICATE-----"));
         assertTrue(Files.readString(join.ca().keyFile()).startsWith("-----BEGIN PRIVATE KEY-----"));
         for (Path secretFile : List.of(kms.masterSecretFile(), kms.saltFile(), join.ca().keyFile(), join.measurementSaltFile(),
@@ -259,7 +259,7 @@ class NodeLocalServicesTest {
         assertEquals(Optional.of(new JoinServiceConfig.MasterSecret(kms.masterSecretFile(), kms.saltFile())), join.masterSecret());
         assertArrayEquals(input.joinMeasurements().getJson().toByteArray(), Files.readAllBytes(join.measurements().file()));
         assertEquals(input.joinMeasurements().getPublicKeyPem(), Files.readString(join.measurements().publicKeyFile()));
-        MeasurementsFile.verify(join.measurements().file(), Files.readString(join.measurements().publicKeyFile()));
+        MeasurementsFile.verifySet(join.measurements().file(), Files.readString(join.measurements().publicKeyFile()));
         assertEquals(DeployInputs.EK_CA, Files.readString(join.ekCaFile().orElseThrow()));
         assertArrayEquals(input.measurementSalt(), Files.readAllBytes(join.measurementSaltFile()), "the ticket's measurement salt");
         assertTrue(join.initNode().isEmpty(), "the init node's bindings were claimed at init");

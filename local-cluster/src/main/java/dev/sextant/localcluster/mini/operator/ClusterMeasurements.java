@@ -1,6 +1,7 @@
 package dev.sextant.localcluster.mini.operator;
 
 import dev.sextant.attestation.digest.Sha256;
+import dev.sextant.attestation.policy.MeasurementSet;
 import dev.sextant.attestation.policy.Measurements;
 
 /**
@@ -17,6 +18,11 @@ public final class ClusterMeasurements {
 
     public static Measurements forCluster(Measurements image, byte[] clusterId) {
         return image.enforcing(CLUSTER_ID_PCR, markedPcr15(clusterId));
+    }
+
+    /** {@link #forCluster(Measurements, byte[])} for every image of the set, admitted or retired. */
+    public static MeasurementSet forCluster(MeasurementSet images, byte[] clusterId) {
+        return images.enforcing(CLUSTER_ID_PCR, markedPcr15(clusterId));
     }
 
     static byte[] markedPcr15(byte[] clusterId) {

@@ -1,6 +1,6 @@
 package dev.sextant.localcluster.mini.operator;
 
-import dev.sextant.attestation.policy.Measurements;
+import dev.sextant.attestation.policy.MeasurementSet;
 import dev.sextant.attestation.policy.MeasurementsFile;
 import dev.sextant.attestation.verify.AkTrust;
 import dev.sextant.attestation.verify.DocumentVerifier;
@@ -23,11 +23,11 @@ import java.util.stream.Collectors;
  * mini EK CA.
  */
 public final class NodeAttestation {
-    private final Measurements measurements;
+    private final MeasurementSet measurements;
     private final AtlsProbe probe;
     private final SecureRandom random = new SecureRandom();
 
-    public NodeAttestation(Measurements measurements, X509Certificate ekCa) {
+    public NodeAttestation(MeasurementSet measurements, X509Certificate ekCa) {
         this.measurements = measurements;
         this.probe = new AtlsProbe(new DocumentVerifier(new VerifierPolicy(measurements, AkTrust.ekCa(List.of(ekCa)))));
     }
@@ -38,7 +38,7 @@ public final class NodeAttestation {
             throw new MiniFailure("no " + layout.clusterMeasurements() + ": the cluster in " + layout.dir()
                     + " was never initialized; 'sextant mini up' starts a new one");
         }
-        Measurements cluster = MeasurementsFile.verify(layout.clusterMeasurements(),
+        MeasurementSet cluster = MeasurementsFile.verifySet(layout.clusterMeasurements(),
                 Files.readString(layout.measurementsPublicKey()));
         return new NodeAttestation(cluster, LocalCa.load(layout.caDir()).certificate());
     }
@@ -52,7 +52,7 @@ public final class NodeAttestation {
 
     /** "PCR 4 9 11 12 13 15": the PCRs the policy checked, all equal to their expected values. */
     public String verifiedPcrs() {
-        return "PCR " + measurements.measurements().keySet().stream().map(String::valueOf)
+        return "PCR " + measurements.images().get(0).measurements().measurements().keySet().stream().map(String::valueOf)
                 .collect(Collectors.joining(" "));
     }
 
