@@ -5,7 +5,16 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import com.google.protobuf.ByteString;
 import dev.sextant.attestation.ecdsa.Ecdsa;
+import dev.sextant.attestation.policy.MeasurementsFile;
+import dev.sextant.attestation.policy.MeasurementsKey;
+import dev.sextant.attestation.policy.MeasurementSet;
+import dev.sextant.joinapi.measurements.ReloadingVerifier;
+import dev.sextant.proto.v1.MeasurementsServiceGrpc;
+import dev.sextant.proto.v1.SignedMeasurements;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import dev.sextant.atls.AtlsContexts;
 import dev.sextant.atls.OwnAttestation;
 import dev.sextant.atls.ServerVerification;
@@ -42,6 +51,9 @@ class AtlsJoinTest implements TestPropertyProvider {
 
     @Inject
     Ecdsa ecdsa;
+
+    @Inject
+    ReloadingVerifier verifier;
 
     @Override
     public Map<String, String> getProperties() {
@@ -106,5 +118,27 @@ class AtlsJoinTest implements TestPropertyProvider {
         assertEquals(Status.Code.UNAUTHENTICATED, unattested.getStatus().getCode(), String.valueOf(unattested.getStatus()));
         assertEquals("the peer is not attested", unattested.getStatus().getDescription());
         assertEquals(kmsCalls, cluster.kms.calls.get(), "no key was fetched for a bad peer");
+    }
+
+    @Test
+    @DisplayName("the operator without a TPM publishes a measurement set on the join port (MeasurementsService asks nothing of its caller): the service holds it in force")
+    void unattestedOperatorPublishes() throws Exception {
+        etcd.admin().put("/sextant/v1/measurements/key",
+                MeasurementsKey.of(TestCluster.pem(nodes.signingKey.getPublic())).fingerprint()); // as init pins it
+        Path next = cluster.dir.resolve("published.json");
+        Files.write(next, MeasurementSet.of(7, verifier.measurements().images().get(0).measurements(),
+                verifier.measurements().images().get(0).imageVersion()).toJson());
+        MeasurementsFile.sign(next, TestCluster.pem(nodes.signingKey.getPrivate()));
+        SignedMeasurements signed = SignedMeasurements.newBuilder().setJson(ByteString.copyFrom(Files.readAllBytes(next)))
+                .setSignature(ByteString.copyFrom(Files.readAllBytes(MeasurementsFile.signatureFile(next)))).build();
+        ManagedChannel channel = NettyChannelBuilder.forAddress("127.0.0.1", server.getPort())
+                .sslContext(AtlsContexts.client(OwnAttestation.none(), ServerVerification.insecureAcceptAnyServer())).build();
+        try {
+            assertEquals(7, MeasurementsServiceGrpc.newBlockingStub(channel).withDeadlineAfter(20, TimeUnit.SECONDS)
+                    .publish(signed).getVersion());
+        } finally {
+            channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+        }
+        assertEquals(7, verifier.version());
     }
 }

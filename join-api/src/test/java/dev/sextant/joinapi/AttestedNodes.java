@@ -22,6 +22,8 @@ final class AttestedNodes {
     final SoftwareTpmAttester goodToo;
     final SoftwareTpmAttester misMeasured;
     final SoftwareTpmAttester foreign;
+    /** The key {@link #configure} signed the measurements with (the operator's, as init pins it). */
+    KeyPair signingKey;
 
     AttestedNodes() {
         this(new TestPki("sextant-join-test-ek-ca"));
@@ -38,6 +40,7 @@ final class AttestedNodes {
     /** Writes measurements.json(.sig), its public key and the EK CA bundle; returns the properties. */
     Map<String, String> configure(Path dir) throws Exception {
         KeyPair signing = KeyPairGenerator.getInstance("Ed25519").generateKeyPair();
+        signingKey = signing;
         Path measurements = Files.createDirectories(dir.resolve("measurements")).resolve("measurements.json");
         Files.write(measurements, good.measurements().toJson());
         MeasurementsFile.sign(measurements, TestCluster.pem(signing.getPrivate()));

@@ -8,6 +8,7 @@ import dev.sextant.attestation.policy.MeasurementsKey;
 import dev.sextant.attestation.policy.MeasurementSet;
 import dev.sextant.attestation.testkit.ScratchDirs;
 import dev.sextant.joinapi.binding.InMemoryBindingStoreDouble;
+import dev.sextant.joinapi.measurements.PublishedSetWatcher;
 import dev.sextant.serviceconfig.JoinServiceConfig;
 import java.io.IOException;
 import java.io.StringWriter;
@@ -134,6 +135,8 @@ public final class TestCluster implements AutoCloseable {
         p.put(InMemoryBindingStoreDouble.PROPERTY, "true");
         // Re-attestation has its own tests; here it would compete for a duty in etcd and ask the KMS.
         p.put("sextant.join.reattest.enabled", "false");
+        // No etcd to poll for the published set: TestClusterStore switches the watcher on with the real store.
+        p.put(PublishedSetWatcher.ENABLED, "false");
         return p;
     }
 

@@ -9,6 +9,7 @@ import dev.sextant.etcd.process.EtcdProcess;
 import dev.sextant.etcd.testkit.EtcdInstalled;
 import dev.sextant.etcd.testkit.TestEtcdCluster;
 import dev.sextant.joinapi.binding.InMemoryBindingStoreDouble;
+import dev.sextant.joinapi.measurements.PublishedSetWatcher;
 import dev.sextant.serviceconfig.JoinServiceConfig;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -178,6 +179,7 @@ public final class TestClusterStore implements AutoCloseable {
     public Map<String, String> joinService(TestCluster cluster, String clientName) {
         Map<String, String> p = cluster.properties();
         p.remove(InMemoryBindingStoreDouble.PROPERTY);
+        p.remove(PublishedSetWatcher.ENABLED);
         p.putAll(properties(clientName, JOIN_SERVICE_DEADLINE));
         return p;
     }

@@ -84,6 +84,38 @@ class OneMemberClusterTest {
     }
 
     @Test
+    @DisplayName("a multi-key compare-and-put writes every key in one round trip while each compared key is at its revision (0: absent), and none when one moved")
+    void putAllIf() {
+        String set = V1 + "cap/set";
+        String floor = V1 + "cap/floor";
+        String retired = V1 + "cap/retired/a";
+        client.put(floor, "1");
+        long floorRevision = client.getVersioned(floor).orElseThrow().modRevision();
+        long before = client.roundTrips();
+        assertTrue(client.putAllIf(Optional.empty(), java.util.Map.of(set, 0L, floor, floorRevision, retired, 0L),
+                java.util.Map.of(set, "s2", floor, "2", retired, "d"), java.util.List.of()).written());
+        assertEquals(1, client.roundTrips() - before, "round trips");
+        long setRevision = client.getVersioned(set).orElseThrow().modRevision();
+
+        client.put(floor, "5"); // another writer raised the floor meanwhile
+        assertFalse(client.putAllIf(Optional.empty(), java.util.Map.of(set, setRevision, floor, floorRevision),
+                java.util.Map.of(set, "s3", floor, "3"), java.util.List.of()).written());
+        assertEquals(Optional.of("s2"), client.get(set), "a refused compare-and-put wrote a key");
+        assertEquals(Optional.of("5"), client.get(floor));
+    }
+
+    @Test
+    @DisplayName("a prefix read returns every key under the prefix with its value, in key order, and nothing beside it")
+    void prefix() {
+        client.put(V1 + "pfx/retired/b", "2");
+        client.put(V1 + "pfx/retired/a", "1");
+        client.put(V1 + "pfx/retiredX", "not under the prefix");
+        assertEquals(java.util.List.of(java.util.Map.entry(V1 + "pfx/retired/a", "1"), java.util.Map.entry(V1 + "pfx/retired/b", "2")),
+                java.util.List.copyOf(client.getPrefix(V1 + "pfx/retired/").entrySet()));
+        assertEquals(java.util.Map.of(), client.getPrefix(V1 + "pfx/none/"));
+    }
+
+    @Test
     @DisplayName("a create-all of five absent keys creates all five in one round trip")
     void createAllCreates() {
         Map<String, String> join = firstJoin("disk-a", "node-a", "ak-a");

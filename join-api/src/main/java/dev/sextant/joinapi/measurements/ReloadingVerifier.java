@@ -154,6 +154,40 @@ public final class ReloadingVerifier implements AttestationVerifier {
         }
     }
 
+    /**
+     * Puts a set that came from the cluster store ({@code measurements/set}) in force, checked as a file's set
+     * is: its signature under the same key, its version not below the one in force, no image retired by a set
+     * held before admitted again ({@link SetAdmission}). Whose key and which floor
+     * is the caller's check ({@code SetCheck}); this is the swap. The file stays where it is: a file of the
+     * same content, signature and key is this set (the same fingerprint), so polling it changes nothing.
+     *
+     * @return true if the set is now in force, false if it was in force already
+     * @throws MeasurementsException the set does not verify or is older than the one in force; nothing changed
+     */
+    public synchronized boolean offer(byte[] content, byte[] signature) throws MeasurementsException {
+        String keyPem = publicKey.read();
+        String fingerprint = Sha256.hex(content) + Sha256.hex(signature) + Sha256.hex(keyPem.getBytes(StandardCharsets.UTF_8));
+        if (fingerprint.equals(current.get().fingerprint())) {
+            return false;
+        }
+        Loaded loaded = load(content, signature, keyPem, fingerprint);
+        Loaded next = new Loaded(loaded.verifier(), loaded.measurements(), loaded.set().after(current.get().set()), fingerprint);
+        long inForce = current.get().version();
+        if (next.version() < inForce) {
+            throw new MeasurementsException("its version " + next.version() + " is lower than version " + inForce
+                    + " in force (an older signed set cannot replace a newer one)");
+        }
+        try {
+            SetAdmission.check(retired, next.measurements());
+        } catch (Refusal r) {
+            throw new MeasurementsException(r.getMessage());
+        }
+        retired = retired.with(next.measurements());
+        current.set(next);
+        LOG.info("measurements version {} taken from the cluster store ({})", next.version(), describe(next.measurements()));
+        return true;
+    }
+
     private void refuse(String fingerprint, Exception e) {
         if (!fingerprint.equals(lastRefused)) {
             LOG.error("refusing the measurements update in {}, keeping the previous set: {}", file, e.getMessage());
@@ -163,7 +197,6 @@ public final class ReloadingVerifier implements AttestationVerifier {
 
     private Loaded load(String fingerprint) throws MeasurementsException {
         String keyPem = publicKey.read();
-        MeasurementsKey key = MeasurementsKey.of(keyPem);
         byte[] content;
         byte[] signature;
         try {
@@ -172,6 +205,11 @@ public final class ReloadingVerifier implements AttestationVerifier {
         } catch (IOException e) {
             throw new MeasurementsException("reading " + file + " or its signature: " + e, e);
         }
+        return load(content, signature, keyPem, fingerprint);
+    }
+
+    private Loaded load(byte[] content, byte[] signature, String keyPem, String fingerprint) throws MeasurementsException {
+        MeasurementsKey key = MeasurementsKey.of(keyPem);
         // The bytes verified are the bytes digested: the digest names this set in a key rotation record.
         MeasurementSet m = MeasurementsFile.verifySet(content, signature, keyPem);
         SetInForce set = new SetInForce(m.version(), key.fingerprint(), m.nextKey().map(MeasurementsKey::fingerprint),
