@@ -85,6 +85,14 @@ public record MeasurementSet(long version, Variant variant, List<ImageMeasuremen
                 nextKey);
     }
 
+    /** This set with {@code pcr} left to the verifier in every image, admitted or retired ({@link Measurements#ignoring}). */
+    public MeasurementSet ignoring(int pcr) {
+        return new MeasurementSet(version, variant,
+                images.stream().map(i -> new ImageMeasurements(i.imageVersion(), i.measurements().ignoring(pcr))).toList(),
+                retired.stream().map(i -> new ImageMeasurements(i.imageVersion(), i.measurements().ignoring(pcr))).toList(),
+                nextKey);
+    }
+
     /**
      * Which image the quoted PCRs are: the first admitted image whose enforced values all match, else a
      * retired one that matches, else the mismatches against each admitted image.

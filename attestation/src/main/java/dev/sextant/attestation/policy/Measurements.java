@@ -44,6 +44,13 @@ public record Measurements(Variant variant, SortedMap<Integer, ExpectedValue> me
         return new Measurements(variant, values);
     }
 
+    /** This set without {@code pcr}: a verifier that checks that PCR itself, against what the set cannot know. */
+    public Measurements ignoring(int pcr) {
+        TreeMap<Integer, ExpectedValue> values = new TreeMap<>(measurements);
+        values.remove(pcr);
+        return new Measurements(variant, values);
+    }
+
     public byte[] toJson() {
         return MeasurementsJson.write(this);
     }

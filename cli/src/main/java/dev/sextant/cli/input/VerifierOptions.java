@@ -6,7 +6,11 @@ import dev.sextant.attestation.policy.Measurements;
 import dev.sextant.attestation.policy.MeasurementsException;
 import dev.sextant.attestation.policy.MeasurementsFile;
 import dev.sextant.attestation.verify.AkTrust;
+import dev.sextant.attestation.verify.AttestationRejected;
+import dev.sextant.attestation.verify.AttestationVerifier;
+import dev.sextant.attestation.verify.AttestedState;
 import dev.sextant.attestation.verify.DocumentVerifier;
+import dev.sextant.attestation.verify.Reason;
 import dev.sextant.attestation.verify.VerifierPolicy;
 import dev.sextant.cli.failure.CliFailure;
 import dev.sextant.proto.v1.SignedMeasurements;
@@ -18,6 +22,7 @@ import picocli.CommandLine.Spec;
 
 import java.nio.file.Path;
 import java.security.cert.CertificateException;
+import java.util.Arrays;
 
 /** What every verifying command needs: the expected measurements and how the AK is trusted. */
 public final class VerifierOptions {
@@ -64,6 +69,24 @@ public final class VerifierOptions {
     public DocumentVerifier verifierOfUnlockedNode() {
         return new DocumentVerifier(new VerifierPolicy(loadMeasurements().enforcing(NODE_LOCK_PCR, new byte[Measurements.SHA256_SIZE]),
                 trust()));
+    }
+
+    /**
+     * For a control plane's service, which runs on a bootstrapped node: its PCR 15 holds its cluster's mark,
+     * which a set made for the nodes that join (PCR 15 zero until their lock) does not name; so PCR 15 must be
+     * non-zero, every other PCR as the set says. A node that never bootstrapped serves no cluster.
+     */
+    public AttestationVerifier verifierOfBootstrappedNode() {
+        DocumentVerifier documents = new DocumentVerifier(new VerifierPolicy(loadMeasurements().ignoring(NODE_LOCK_PCR), trust()));
+        return (document, purpose, nonce, userData) -> {
+            AttestedState state = documents.verify(document, purpose, nonce, userData);
+            byte[] pcr15 = state.pcrs().get(NODE_LOCK_PCR);
+            if (pcr15 == null || Arrays.equals(pcr15, new byte[pcr15.length])) {
+                throw new AttestationRejected(Reason.PCR_MISMATCH,
+                        "PCR 15 is zero: the service does not run on a bootstrapped control plane");
+            }
+            return state;
+        };
     }
 
     /**

@@ -68,7 +68,7 @@ public final class PublishCommand implements Callable<Integer> {
         }
         PrintWriter out = spec.commandLine().getOut();
         // Verifies the set's signature here first (a typo fails before any connection), then the service with it.
-        try (AttestedChannel service = new AttestedChannel(endpoint, options.verifier())) {
+        try (AttestedChannel service = new AttestedChannel(endpoint, options.verifierOfBootstrappedNode())) {
             PublishResponse published;
             try {
                 // The key stays here: the service verifies with its own key and the cluster's pin.

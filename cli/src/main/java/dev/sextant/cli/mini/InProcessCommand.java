@@ -25,6 +25,7 @@ final class InProcessCommand {
         return new OperatorInit.Outcome(exit, exit == 0 ? init.result() : Optional.empty());
     };
     static final OperatorCommand RECOVER = (args, output) -> run(new RecoverCommand(), args, output);
+    static final OperatorCommand PUBLISH = (args, output) -> run(new dev.sextant.cli.measurements.PublishCommand(), args, output);
     static final OperatorCommand REVOKE = (args, output) -> run(new dev.sextant.cli.operator.RevokeCommand(), args, output);
     static final OperatorCommand CLUSTER_STATUS = (args, output) -> run(new dev.sextant.cli.operator.ClusterStatusCommand(), args, output);
 

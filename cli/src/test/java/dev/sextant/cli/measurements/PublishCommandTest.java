@@ -62,6 +62,13 @@ class PublishCommandTest {
         }
     }
 
+    /** A control plane's TPM: the image {@code image} describes, PCR 15 marked by its bootstrap. */
+    private static SoftwareTpmAttester bootstrapped(SoftwareTpmOptions image) {
+        byte[] mark = new byte[32];
+        Arrays.fill(mark, (byte) 0x15);
+        return new SoftwareTpmAttester(EK_CA, image.withPcr(15, mark));
+    }
+
     private int serve(SoftwareTpmAttester tpm) throws Exception {
         NettyServerBuilder builder = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0));
         AtlsServers.secure(builder, AtlsContexts.server(OwnAttestation.by(tpm), ClientVerification.anonymous()), HandshakeLimits.defaults());
@@ -105,8 +112,8 @@ class PublishCommandTest {
     @Test
     @DisplayName("a join service whose quote the set admits receives the file's bytes and its .sig, not the key; the operator reads the version, the images and what was retired")
     void publishes() throws Exception {
-        SoftwareTpmAttester tpm = new SoftwareTpmAttester(EK_CA, SoftwareTpmOptions.defaults());
-        String[] args = signedSetOf(tpm, serve(tpm));
+        SoftwareTpmAttester image = new SoftwareTpmAttester(EK_CA, SoftwareTpmOptions.defaults());
+        String[] args = signedSetOf(image, serve(bootstrapped(SoftwareTpmOptions.defaults())));
         Run r = run(args);
 
         assertEquals(0, r.exit(), r.out() + r.err());
@@ -125,7 +132,7 @@ class PublishCommandTest {
         SoftwareTpmAttester expected = new SoftwareTpmAttester(EK_CA, SoftwareTpmOptions.defaults());
         byte[] other = new byte[32];
         Arrays.fill(other, (byte) 0x66);
-        SoftwareTpmAttester elsewhere = new SoftwareTpmAttester(EK_CA, SoftwareTpmOptions.defaults().withPcr(7, other));
+        SoftwareTpmAttester elsewhere = bootstrapped(SoftwareTpmOptions.defaults().withPcr(7, other));
         Run r = run(signedSetOf(expected, serve(elsewhere)));
 
         assertEquals(1, r.exit(), r.out() + r.err());
@@ -134,11 +141,22 @@ class PublishCommandTest {
     }
 
     @Test
+    @DisplayName("a service on the admitted image that never bootstrapped (PCR 15 zero) serves no cluster: REJECTED, and it never receives the set")
+    void unbootstrappedServiceGetsNothing() throws Exception {
+        SoftwareTpmAttester image = new SoftwareTpmAttester(EK_CA, SoftwareTpmOptions.defaults());
+        Run r = run(signedSetOf(image, serve(image)));
+
+        assertEquals(1, r.exit(), r.out() + r.err());
+        assertTrue(r.out().startsWith("REJECTED: PCR_MISMATCH") && r.out().contains("PCR 15 is zero"), r.out());
+        assertNull(received.get());
+    }
+
+    @Test
     @DisplayName("the join service's refusal (a version not above the one in force) is printed as what is wrong with the set, exit 2")
     void refusalSaysWhatIsWrong() throws Exception {
         refusal = Status.FAILED_PRECONDITION.withDescription("the set's version 7 is not above version 9, the one in force");
         SoftwareTpmAttester tpm = new SoftwareTpmAttester(EK_CA, SoftwareTpmOptions.defaults());
-        Run r = run(signedSetOf(tpm, serve(tpm)));
+        Run r = run(signedSetOf(tpm, serve(bootstrapped(SoftwareTpmOptions.defaults()))));
 
         assertEquals(2, r.exit(), r.out() + r.err());
         assertTrue(r.err().contains("refused the set (FAILED_PRECONDITION): the set's version 7 is not above version 9"), r.err());

@@ -165,6 +165,7 @@ public final class MiniUpgrade {
                 .filter(n -> n.role() == NodeRole.CONTROL_PLANE && n.qemu() != null && n.qemu().alive()).findFirst()
                 .orElseThrow(() -> new MiniFailure("no control plane of the mini cluster runs: nothing to publish the set to"));
         List<String> args = List.of("--measurements", layout.measurements().toString(),
+                "--measurements-key", layout.measurementsPublicKey().toString(),
                 "--endpoint", "127.0.0.1:" + controlPlane.hostPort(NodeRole.JOIN_PORT),
                 "--ek-ca", layout.caCert().toString());
         progress.accept("publishing measurement set " + set.version() + " through " + controlPlane.name());
