@@ -95,6 +95,13 @@ class HostSettingsImportTest {
     }
 
     @Test
+    @DisplayName("writes the advertised VerifyService endpoint (the host's forward, where re-attestation asks) to bootstrapper.env")
+    void verifyAdvertiseBecomesEnvironment() throws Exception {
+        Run run = run(List.of("dev.sextant.setting:sextant.verify-advertise=10.0.2.2:41234"));
+        assertEquals("SEXTANT_NODE_JOIN_VERIFY_ADVERTISE=10.0.2.2:41234\n", run.setting("bootstrapper.env"));
+    }
+
+    @Test
     @DisplayName("takes a DNS name as the advertised etcd host")
     void advertisedDnsName() throws Exception {
         Run run = run(List.of("dev.sextant.setting:sextant.etcd-advertise=etcd-control-plane-1.internal.sextant:2380:2379"));
@@ -104,7 +111,7 @@ class HostSettingsImportTest {
     }
 
     @Test
-    @DisplayName("ignores every control-plane or etcd value that is not exactly of its form, so no host line reaches the environment")
+    @DisplayName("ignores every control-plane, etcd or verify-advertise value that is not exactly of its form, so no host line reaches the environment")
     void refusesMalformedEnvironmentValues() throws Exception {
         List<String> bad = List.of("sextant.control-plane=yes", "sextant.control-plane=true ", "sextant.control-plane=",
                 "sextant.etcd-advertise=10.0.2.2:40001", "sextant.etcd-advertise=10.0.2.2:40001:40002:1",
@@ -112,7 +119,9 @@ class HostSettingsImportTest {
                 "sextant.etcd-advertise=10.0.2.2:02380:2379", "sextant.etcd-advertise=10.0.2.2:2380:2379x",
                 "sextant.etcd-advertise=:2380:2379", "sextant.etcd-advertise=-host:2380:2379",
                 "sextant.etcd-advertise=Host:2380:2379", "sextant.etcd-advertise=a b:2380:2379",
-                "sextant.etcd-advertise=h;SEXTANT_X=1:2380:2379", "sextant.etcd-advertise=h$(id):2380:2379");
+                "sextant.etcd-advertise=h;SEXTANT_X=1:2380:2379", "sextant.etcd-advertise=h$(id):2380:2379",
+                "sextant.verify-advertise=10.0.2.2", "sextant.verify-advertise=10.0.2.2:1:2", "sextant.verify-advertise=10.0.2.2:0",
+                "sextant.verify-advertise=h;SEXTANT_X=1:7443", "sextant.verify-advertise=h$(id):7443");
         for (String setting : bad) {
             Path before = dir;
             dir = Files.createTempDirectory(before, "case");

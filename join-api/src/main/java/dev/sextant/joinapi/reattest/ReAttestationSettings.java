@@ -16,7 +16,9 @@ import java.util.Optional;
  *                      (whole seconds, at least 2)
  * @param parallel      how many calls one round has in flight at most
  * @param missedPeriods how many rounds in a row a node may miss before it is revoked ({@code UNREACHABLE});
- *                      until then it is {@code unreachable}
+ *                      until then it is {@code unreachable}. The default (20: ten minutes at the default
+ *                      period) outlasts a reboot and an image upgrade's power cycle, which rejoin by
+ *                      themselves: revocation is final, so a machine that is merely off must not earn it
  * @param holderName    this service's name as the duty's holder (its node name); absent: the host name
  */
 @ConfigurationProperties(ReAttestationSettings.PREFIX)
@@ -25,7 +27,7 @@ public record ReAttestationSettings(
         @Bindable(defaultValue = "30s") Duration period,
         @Bindable(defaultValue = "15s") Duration lease,
         @Bindable(defaultValue = "16") int parallel,
-        @Bindable(defaultValue = "4") int missedPeriods,
+        @Bindable(defaultValue = "20") int missedPeriods,
         @Nullable String holderName) {
     public static final String PREFIX = "sextant.join.reattest";
 

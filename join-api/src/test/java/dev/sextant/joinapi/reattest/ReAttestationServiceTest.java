@@ -79,7 +79,7 @@ class ReAttestationServiceTest {
         ReAttestationSettings settings = service.getBean(ReAttestationSettings.class);
         assertEquals(Duration.ofSeconds(1), settings.period());
         assertEquals(16, settings.parallel());
-        assertEquals(4, settings.missedPeriods());
+        assertEquals(20, settings.missedPeriods());
         etcd.admin().put("/sextant/v1/bindings/node/worker-0", member.ak());
         etcd.admin().put("/sextant/v1/bindings/machine/" + member.ak() + "/node", "worker-0");
         NodeStateStore store = service.getBean(NodeStateStore.class);

@@ -36,7 +36,7 @@ class ReAttestationSettingsTest {
             assertEquals(Duration.ofSeconds(30), s.period());
             assertEquals(Duration.ofSeconds(15), s.lease());
             assertEquals(16, s.parallel());
-            assertEquals(4, s.missedPeriods());
+            assertEquals(20, s.missedPeriods());
             assertEquals(Optional.empty(), s.holder());
             assertEquals(Duration.ofSeconds(10), s.callDeadline());
         }

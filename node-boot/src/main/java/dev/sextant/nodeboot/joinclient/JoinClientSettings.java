@@ -18,7 +18,8 @@ import java.util.List;
  * @param endpointsFile       metadata file with HOST:PORT lines (read before every round)
  * @param controlPlane        this node is a control plane (joins as one; serves recovery at boot)
  * @param rpcTimeout          per-call deadline
- * @param verifyAdvertiseHost the host this node reports as its VerifyService's ("" = its first IPv4 address;
+ * @param verifyAdvertise     "HOST:PORT" this node reports as its VerifyService's, where the join service
+ *                            reaches it through a forward ("" = its first IPv4 address and its own port;
  *                            {@link VerifyEndpointReport})
  */
 @ConfigurationProperties(JoinClientSettings.PREFIX)
@@ -27,7 +28,7 @@ public record JoinClientSettings(
         @Nullable Path endpointsFile,
         @Bindable(defaultValue = "false") boolean controlPlane,
         @Bindable(defaultValue = "30s") java.time.Duration rpcTimeout,
-        @Bindable(defaultValue = "") String verifyAdvertiseHost) {
+        @Bindable(defaultValue = "") String verifyAdvertise) {
     public static final String PREFIX = "sextant.node.join";
 
     /**

@@ -14,8 +14,10 @@ import java.util.Optional;
 /**
  * Where this node says its VerifyService answers ("host:port", the gRPC server's port), sent with every
  * join and rejoin ticket request so that the re-attesting join service knows where to ask
- * (docs/re-attestation.md). The host is {@code sextant.node.join.verify-advertise-host} when set, else
- * the node's first IPv4 address that is up and neither loopback nor link-local; "" when it has none.
+ * (docs/re-attestation.md). It is {@code sextant.node.join.verify-advertise} ("HOST:PORT") when set: the
+ * host's forward to this node, where the node cannot be reached at its own address (QEMU's user network,
+ * where every guest is 10.0.2.15); else the node's first IPv4 address that is up and neither loopback nor
+ * link-local, with the gRPC server's port; "" when it has none.
  * It decides nothing but where the join service asks: the answer must come from this node's bound AK.
  */
 @Singleton
@@ -24,12 +26,12 @@ public final class VerifyEndpointReport {
 
     @Inject
     public VerifyEndpointReport(JoinClientSettings settings, @Value("${grpc.server.port:7443}") int port) {
-        this(settings.verifyAdvertiseHost().isBlank() ? firstAddress().orElse("") : settings.verifyAdvertiseHost().strip(), port);
+        this(settings.verifyAdvertise().isBlank() ? firstAddress().map(host -> host + ":" + port).orElse("")
+                : settings.verifyAdvertise().strip());
     }
 
-    VerifyEndpointReport(String host, int port) {
-        Objects.requireNonNull(host, "host");
-        this.endpoint = host.isEmpty() ? "" : host + ":" + port;
+    VerifyEndpointReport(String endpoint) {
+        this.endpoint = Objects.requireNonNull(endpoint, "endpoint");
     }
 
     /** "host:port", or "" when this node knows no address to report. */

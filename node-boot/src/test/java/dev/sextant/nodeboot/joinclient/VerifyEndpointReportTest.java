@@ -10,14 +10,14 @@ import org.junit.jupiter.api.Test;
 
 @DisplayName("The VerifyService endpoint a node reports with its ticket requests")
 class VerifyEndpointReportTest {
-    private static JoinClientSettings settings(String host) {
-        return new JoinClientSettings(List.of(), null, false, Duration.ofSeconds(30), host);
+    private static JoinClientSettings settings(String advertise) {
+        return new JoinClientSettings(List.of(), null, false, Duration.ofSeconds(30), advertise);
     }
 
     @Test
-    @DisplayName("the configured host (sextant.node.join.verify-advertise-host) and the gRPC port")
-    void configuredHost() {
-        assertEquals("192.0.2.7:7443", new VerifyEndpointReport(settings(" 192.0.2.7 "), 7443).endpoint());
+    @DisplayName("the configured endpoint (sextant.node.join.verify-advertise: the host's forward to this node) as it is")
+    void configuredEndpoint() {
+        assertEquals("10.0.2.2:41234", new VerifyEndpointReport(settings(" 10.0.2.2:41234 "), 7443).endpoint());
     }
 
     @Test

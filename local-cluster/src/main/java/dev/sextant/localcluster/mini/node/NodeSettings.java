@@ -23,6 +23,11 @@ public final class NodeSettings {
     public static final String CONTROL_PLANE = "sextant.control-plane";
     /** HOST:PEER_PORT:CLIENT_PORT its etcd member advertises (host forwards, not its own ports). */
     public static final String ETCD_ADVERTISE = "sextant.etcd-advertise";
+    /**
+     * HOST:PORT where the re-attesting join service reaches the node's VerifyService: its forward on the
+     * host, as seen from a guest (every guest's own address is 10.0.2.15, so its own would name the caller).
+     */
+    public static final String VERIFY_ADVERTISE = "sextant.verify-advertise";
     /** QEMU's user network: the guest reaches the host's loopback at this address. */
     public static final String HOST_FROM_GUEST = "10.0.2.2";
 
@@ -36,6 +41,7 @@ public final class NodeSettings {
         settings.put(INIT_SECRET_HASH, initSecretHash(salt, initSecret));
         settings.put(ETCD_ADVERTISE, ports.etcdAdvertise(name));
         settings.put(EK_CA, ekCaPem);
+        settings.put(VERIFY_ADVERTISE, ports.verifyAdvertise(name));
         return settings;
     }
 
@@ -47,6 +53,7 @@ public final class NodeSettings {
         settings.put(JOIN_ENDPOINTS, ports.joinEndpoints());
         settings.put(ETCD_ADVERTISE, ports.etcdAdvertise(name));
         settings.put(EK_CA, ekCaPem);
+        settings.put(VERIFY_ADVERTISE, ports.verifyAdvertise(name));
         return settings;
     }
 
@@ -55,6 +62,7 @@ public final class NodeSettings {
         settings.put(NODE_NAME, name);
         settings.put(JOIN_ENDPOINTS, ports.joinEndpoints());
         settings.put(EK_CA, ekCaPem);
+        settings.put(VERIFY_ADVERTISE, ports.verifyAdvertise(name));
         return settings;
     }
 

@@ -75,6 +75,11 @@ public final class PortPlan {
                 + hostPort(node, NodeRole.ETCD_CLIENT_PORT);
     }
 
+    /** Where a guest reaches {@code node}'s VerifyService: the host's forward to its bootstrapper port. */
+    public String verifyAdvertise(String node) {
+        return NodeSettings.HOST_FROM_GUEST + ":" + hostPort(node, NodeRole.BOOTSTRAPPER_PORT);
+    }
+
     /** The host port forwarded to {@code guestPort} of {@code node}. */
     public int hostPort(String node, int guestPort) {
         Integer port = ports(node).get(guestPort);
