@@ -36,8 +36,9 @@ class NodeSettingsTest {
             + " forwards and the EK CA, and no join service: it joins nothing")
     void initNode() throws Exception {
         Map<String, String> settings = NodeSettings.initNode("control-plane-0", secret, salt, EK_CA, ports);
-        assertEquals(List.of("sextant.node-name", "sextant.init-secret-hash", "sextant.etcd-advertise", "sextant.ek-ca"),
-                List.copyOf(settings.keySet()));
+        assertEquals(List.of("sextant.node-name", "sextant.init-secret-hash", "sextant.etcd-advertise", "sextant.ek-ca",
+                "sextant.verify-advertise"), List.copyOf(settings.keySet()));
+        assertEquals("10.0.2.2:40000", settings.get("sextant.verify-advertise"));
         assertEquals(EK_CA, settings.get("sextant.ek-ca"));
         assertEquals("control-plane-0", settings.get("sextant.node-name"));
         assertEquals("10.0.2.2:40006:40005", settings.get("sextant.etcd-advertise"));
@@ -54,16 +55,17 @@ class NodeSettingsTest {
     void joiningControlPlane() {
         assertEquals(Map.of("sextant.node-name", "control-plane-1", "sextant.control-plane", "true",
                 "sextant.join-endpoints", "10.0.2.2:40002,10.0.2.2:40009,10.0.2.2:40016",
-                "sextant.etcd-advertise", "10.0.2.2:40013:40012", "sextant.ek-ca", EK_CA),
+                "sextant.etcd-advertise", "10.0.2.2:40013:40012", "sextant.ek-ca", EK_CA,
+                "sextant.verify-advertise", "10.0.2.2:40007"),
                 NodeSettings.joiningControlPlane("control-plane-1", EK_CA, ports));
     }
 
     @Test
     @DisplayName("give a worker its name, every control plane's join service as the guest sees the host, and the EK CA"
-            + " to verify those services with")
+            + " to verify those services with, and where re-attestation reaches it (its forward)")
     void worker() {
         assertEquals(Map.of("sextant.node-name", "worker-0",
                 "sextant.join-endpoints", "10.0.2.2:40002,10.0.2.2:40009,10.0.2.2:40016",
-                "sextant.ek-ca", EK_CA), NodeSettings.worker("worker-0", EK_CA, ports));
+                "sextant.ek-ca", EK_CA, "sextant.verify-advertise", "10.0.2.2:40021"), NodeSettings.worker("worker-0", EK_CA, ports));
     }
 }
