@@ -107,8 +107,9 @@ public final class ImageCommand implements Callable<Integer> {
     @Option(names = "--out", paramLabel = "DIR", description = "where the new sets are written (default: beside --in-force)")
     Path out;
 
-    @Option(names = "--timeout", paramLabel = "MIN", description = "how long every node has to attest on the new image (default: ${DEFAULT-VALUE})")
-    long timeoutMinutes = 60;
+    @Option(names = "--timeout", paramLabel = "MIN",
+            description = "minutes every node has to attest on the new image, e.g. 90 or 0.5 (default: ${DEFAULT-VALUE})")
+    double timeoutMinutes = 60;
 
     @Option(names = "--poll", paramLabel = "SECONDS", description = "how often the nodes' states are asked (default: ${DEFAULT-VALUE})")
     long pollSeconds = 5;
@@ -122,6 +123,9 @@ public final class ImageCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         PrintWriter console = spec.commandLine().getOut();
+        if (!(timeoutMinutes > 0) || pollSeconds < 1) {
+            throw new ParameterException(spec.commandLine(), "--timeout MIN must be above 0 and --poll SECONDS at least 1");
+        }
         String publicKey = PemKeys.publicKey(KEY, measurementsKey, "pass the measurements-pub.pem that `sextant measurements keygen` wrote");
         MeasurementSet current = verifiedInForce(publicKey);
         ImageMeasurements image = newImage(current);
@@ -157,12 +161,16 @@ public final class ImageCommand implements Callable<Integer> {
             return ExitCodes.REJECTED;
         }
         if (!missing.isEmpty()) {
-            console.println("NOT DONE: not attested on image " + version + " within " + timeoutMinutes + " min: "
+            console.println("NOT DONE: not attested on image " + version + " within " + minutes() + " min: "
                     + String.join(", ", missing) + "; nothing was retired (run again to resume)");
             return ExitCodes.REJECTED;
         }
         MeasurementSet retiring = current.retiringAllBut(version, current.version() + 1);
         return orOk(publish(retiring, "retiring", current, trust, privateKey, publicKey, console));
+    }
+
+    private String minutes() {
+        return timeoutMinutes == Math.rint(timeoutMinutes) ? String.valueOf((long) timeoutMinutes) : String.valueOf(timeoutMinutes);
     }
 
     private static int orOk(Integer code) {
@@ -245,7 +253,7 @@ public final class ImageCommand implements Callable<Integer> {
     private Set<String> awaitNodes(String version, MeasurementSet inForceSet, AkTrust trust, PrintWriter console) throws Exception {
         AttestationVerifier verifier = VerifierOptions.verifierOfBootstrappedNode(inForceSet, trust);
         OperatorCredential credential = OperatorOptions.credential(masterSecret);
-        Instant deadline = Instant.now().plus(Duration.ofMinutes(timeoutMinutes));
+        Instant deadline = Instant.now().plus(Duration.ofMillis(Math.round(timeoutMinutes * 60_000)));
         Map<String, String> before = new HashMap<>();
         Set<String> done = new HashSet<>();
         Set<String> noted = new HashSet<>();
