@@ -154,6 +154,8 @@ public final class ImageCommand implements Callable<Integer> {
             console.println("not waiting (--no-wait): run again without it once the nodes' boot disks are replaced");
             return ExitCodes.OK;
         }
+        console.println("waiting up to " + minutes() + " min for every node to attest on image " + version
+                + " (replace their boot disks now; asking " + endpoint + " every " + pollSeconds + " s)");
         Set<String> missing;
         try {
             missing = awaitNodes(version, current, trust, console);

@@ -143,7 +143,6 @@ class ImageCommandTest {
         Run r = running.get(60, TimeUnit.SECONDS);
 
         assertEquals(0, r.exit(), r.out() + r.err());
-        System.err.println("WHOLEFLOW\n" + r.out());
         assertTrue(r.out().contains("cp-0: " + A + " -> " + B + "\n"), r.out());
         assertTrue(r.out().contains("worker-0: " + A + " -> " + B + "\n"), r.out());
         assertEquals(1, r.out().split("cp-0: ", -1).length - 1, "cp-0 printed more than once:\n" + r.out());
@@ -208,7 +207,7 @@ class ImageCommandTest {
     void twoImagesRefused() throws Exception {
         Files.write(newSet, new MeasurementSet(1, Variant.QEMU_VTPM,
                 List.of(new ImageMeasurements(B, image((byte) 0x0b)), new ImageMeasurements("20261204.090000", image((byte) 0x0c))), List.of()).toJson());
-        Run r = upgrade();
+        Run r = upgrade("--timeout", "0.02");
 
         assertEquals(2, r.exit(), r.out() + r.err());
         assertTrue(r.err().contains("--measurements " + newSet + ": admits 2 images, not one"), r.err());
@@ -222,7 +221,7 @@ class ImageCommandTest {
         Files.write(inForce, new MeasurementSet(5, Variant.QEMU_VTPM, List.of(new ImageMeasurements(A, image((byte) 0)),
                 new ImageMeasurements("20260101.000000", image((byte) 0x66))), List.of()).toJson());
         MeasurementsFile.sign(inForce, pem(new JcaPKCS8Generator(other.getPrivate(), null)));
-        Run r = upgrade();
+        Run r = upgrade("--timeout", "0.02"); // a short wait: were the file taken, the run would end here, not hang
 
         assertEquals(2, r.exit(), r.out() + r.err());
         assertTrue(r.err().contains("--in-force " + inForce + ": "), r.err());
