@@ -77,7 +77,12 @@ public final class VerifierOptions {
      * non-zero, every other PCR as the set says. A node that never bootstrapped serves no cluster.
      */
     public AttestationVerifier verifierOfBootstrappedNode() {
-        DocumentVerifier documents = new DocumentVerifier(new VerifierPolicy(loadMeasurements().ignoring(NODE_LOCK_PCR), trust()));
+        return verifierOfBootstrappedNode(loadMeasurements(), trust());
+    }
+
+    /** {@link #verifierOfBootstrappedNode()} against {@code set}, for a command that holds the set itself. */
+    public static AttestationVerifier verifierOfBootstrappedNode(MeasurementSet set, AkTrust trust) {
+        DocumentVerifier documents = new DocumentVerifier(new VerifierPolicy(set.ignoring(NODE_LOCK_PCR), trust));
         return (document, purpose, nonce, userData) -> {
             AttestedState state = documents.verify(document, purpose, nonce, userData);
             byte[] pcr15 = state.pcrs().get(NODE_LOCK_PCR);
@@ -106,16 +111,16 @@ public final class VerifierOptions {
 
     /** The EK CA bundle (PEM) AKs must chain to; empty when any AK is trusted. */
     public String ekCaPem() {
-        EkCaSource source = ekCaSource();
+        EkCaSource source = ekCaSource(akTrust == null ? null : akTrust.ekCa);
         return source == null ? "" : InputFiles.readString(source.name(), source.file(), EK_CA_REMEDY);
     }
 
     private record EkCaSource(String name, Path file) {
     }
 
-    private EkCaSource ekCaSource() {
-        if (akTrust != null) {
-            return akTrust.ekCa == null ? null : new EkCaSource("--ek-ca", akTrust.ekCa);
+    private static EkCaSource ekCaSource(Path ekCa) {
+        if (ekCa != null) {
+            return new EkCaSource("--ek-ca", ekCa);
         }
         String fromEnv = System.getenv(EK_CA_ENV);
         return fromEnv == null || fromEnv.isBlank() ? null : new EkCaSource("$" + EK_CA_ENV, Path.of(fromEnv));
@@ -137,10 +142,18 @@ public final class VerifierOptions {
     }
 
     private AkTrust trust() {
-        if (akTrust != null && akTrust.insecureTrustAnyAk) {
+        return akTrust == null ? trust(null, false, spec) : trust(akTrust.ekCa, akTrust.insecureTrustAnyAk, spec);
+    }
+
+    /**
+     * The AK trust that {@code --ek-ca} (null: not given, so $SEXTANT_EK_CA) or {@code --insecure-trust-any-ak}
+     * says, for a command that declares them itself; a usage error of {@code spec} when neither says any.
+     */
+    public static AkTrust trust(Path ekCa, boolean insecureTrustAnyAk, CommandSpec spec) {
+        if (insecureTrustAnyAk) {
             return AkTrust.insecureTrustAnyAk();
         }
-        EkCaSource source = ekCaSource();
+        EkCaSource source = ekCaSource(ekCa);
         if (source == null) {
             throw new ParameterException(spec.commandLine(), "say how the AK is trusted: --ek-ca PEM (or "
                     + EK_CA_ENV + "=PEM in the environment), or --insecure-trust-any-ak");

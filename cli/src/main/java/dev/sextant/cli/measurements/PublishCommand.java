@@ -1,22 +1,13 @@
 package dev.sextant.cli.measurements;
 
-import dev.sextant.cli.failure.CliFailure;
 import dev.sextant.cli.failure.ExitCodes;
 import dev.sextant.cli.failure.Rejections;
 import dev.sextant.cli.input.VerifierOptions;
-import dev.sextant.cli.remote.AttestedChannel;
-import dev.sextant.cli.remote.ConnectionFailures;
 import dev.sextant.cli.remote.NodeEndpoint;
-import dev.sextant.proto.v1.MeasurementsServiceGrpc;
-import dev.sextant.proto.v1.PublishResponse;
 import dev.sextant.proto.v1.SignedMeasurements;
-import io.grpc.Status;
-import io.grpc.StatusRuntimeException;
 import java.io.PrintWriter;
 import java.time.Duration;
-import java.util.Set;
 import java.util.concurrent.Callable;
-import java.util.concurrent.TimeUnit;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -42,10 +33,6 @@ import picocli.CommandLine.Spec;
                 "      --endpoint 192.0.2.10:9090 --ek-ca ca/ca-cert.pem"},
         exitCodeList = {ExitCodes.DONE_ROW, ExitCodes.REJECTED_ROW, ExitCodes.FAILED_ROW})
 public final class PublishCommand implements Callable<Integer> {
-    /** What the join service says about the set itself: the operator's to fix, not a connection problem. */
-    private static final Set<Status.Code> REFUSALS = Set.of(Status.Code.INVALID_ARGUMENT, Status.Code.PERMISSION_DENIED,
-            Status.Code.FAILED_PRECONDITION);
-
     @Spec
     CommandSpec spec;
 
@@ -68,30 +55,13 @@ public final class PublishCommand implements Callable<Integer> {
         }
         PrintWriter out = spec.commandLine().getOut();
         // Verifies the set's signature here first (a typo fails before any connection), then the service with it.
-        try (AttestedChannel service = new AttestedChannel(endpoint, options.verifierOfBootstrappedNode())) {
-            PublishResponse published;
-            try {
-                // The key stays here: the service verifies with its own key and the cluster's pin.
-                published = MeasurementsServiceGrpc.newBlockingStub(service.channel()).withDeadlineAfter(timeoutSeconds, TimeUnit.SECONDS)
-                        .publish(signed.toBuilder().clearPublicKeyPem().build());
-            } catch (StatusRuntimeException e) {
-                if (service.rejection().isPresent()) {
-                    out.println(Rejections.line(service.rejection().get()));
-                    return ExitCodes.REJECTED;
-                }
-                if (REFUSALS.contains(e.getStatus().getCode())) {
-                    throw new CliFailure("the join service at " + endpoint + " refused the set (" + e.getStatus().getCode() + "): "
-                            + e.getStatus().getDescription());
-                }
-                throw ConnectionFailures.describe(endpoint, e, Duration.ofSeconds(timeoutSeconds));
-            }
-            out.println("published measurement set version " + published.getVersion() + " at " + endpoint
-                    + " (join service verified on image " + service.verified().orElseThrow().imageVersion() + ")");
-            out.println("images  " + String.join(", ", published.getImageVersionsList()));
-            if (published.getNewlyRetiredCount() > 0) {
-                out.println("retired " + String.join(", ", published.getNewlyRetiredList()));
-            }
-            return ExitCodes.OK;
+        MeasurementsPublisher.Outcome outcome = new MeasurementsPublisher(endpoint, Duration.ofSeconds(timeoutSeconds))
+                .publish(signed, options.verifierOfBootstrappedNode());
+        if (outcome instanceof MeasurementsPublisher.ServiceRejected rejected) {
+            out.println(Rejections.line(rejected.rejection()));
+            return ExitCodes.REJECTED;
         }
+        ((MeasurementsPublisher.Published) outcome).lines().forEach(out::println);
+        return ExitCodes.OK;
     }
 }

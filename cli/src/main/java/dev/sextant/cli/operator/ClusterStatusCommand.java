@@ -4,12 +4,13 @@ import dev.sextant.cli.failure.ExitCodes;
 import dev.sextant.cli.failure.Rejections;
 import dev.sextant.cli.remote.ConnectionFailures;
 import dev.sextant.proto.v1.ClusterStatusRequest;
-import dev.sextant.proto.v1.ClusterStatusResponse;
+import dev.sextant.cli.remote.NodeEndpoint;
 import dev.sextant.proto.v1.NodeAttestationStatus;
 import dev.sextant.proto.v1.OperatorServiceGrpc;
 import com.google.protobuf.ByteString;
 import io.grpc.StatusRuntimeException;
 import java.io.PrintWriter;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
@@ -42,18 +43,21 @@ public final class ClusterStatusCommand implements Callable<Integer> {
                 out.println(Rejections.line(connection.rejection().orElseThrow()));
                 return ExitCodes.REJECTED;
             }
-            ClusterStatusRequest unsigned = ClusterStatusRequest.getDefaultInstance();
-            ClusterStatusRequest request = unsigned.toBuilder().setProof(ByteString.copyFrom(connection.prove(
-                    OperatorServiceGrpc.getClusterStatusMethod().getFullMethodName(), unsigned.toByteArray()))).build();
-            ClusterStatusResponse status;
-            try {
-                status = OperatorServiceGrpc.newBlockingStub(connection.channel())
-                        .withDeadlineAfter(options.timeout().toMillis(), TimeUnit.MILLISECONDS).clusterStatus(request);
-            } catch (StatusRuntimeException e) {
-                throw ConnectionFailures.describe(options.endpoint(), e, options.timeout());
-            }
-            lines(status.getNodesList()).forEach(out::println);
+            lines(nodes(connection, options.endpoint(), options.timeout())).forEach(out::println);
             return ExitCodes.OK;
+        }
+    }
+
+    /** Every node's state, asked on {@code connection} (connected: the join service verified) with the operator's proof. */
+    public static List<NodeAttestationStatus> nodes(OperatorConnection connection, NodeEndpoint endpoint, Duration timeout) {
+        ClusterStatusRequest unsigned = ClusterStatusRequest.getDefaultInstance();
+        ClusterStatusRequest request = unsigned.toBuilder().setProof(ByteString.copyFrom(connection.prove(
+                OperatorServiceGrpc.getClusterStatusMethod().getFullMethodName(), unsigned.toByteArray()))).build();
+        try {
+            return OperatorServiceGrpc.newBlockingStub(connection.channel())
+                    .withDeadlineAfter(timeout.toMillis(), TimeUnit.MILLISECONDS).clusterStatus(request).getNodesList();
+        } catch (StatusRuntimeException e) {
+            throw ConnectionFailures.describe(endpoint, e, timeout);
         }
     }
 

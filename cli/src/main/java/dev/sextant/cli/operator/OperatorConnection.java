@@ -20,25 +20,25 @@ import javax.net.ssl.SSLException;
  * connection's client TLS random. The handshake is made first, before any request is signed: the proof
  * names the random of the connection it travels on, so it passes there and nowhere else.
  */
-final class OperatorConnection implements AutoCloseable {
+public final class OperatorConnection implements AutoCloseable {
     private static final Duration POLL = Duration.ofMillis(20);
 
     private final NodeEndpoint endpoint;
     private final AttestedChannel channel;
     private final OperatorCredential credential;
 
-    OperatorConnection(NodeEndpoint endpoint, AttestationVerifier verifier, OperatorCredential credential) throws SSLException {
+    public OperatorConnection(NodeEndpoint endpoint, AttestationVerifier verifier, OperatorCredential credential) throws SSLException {
         this.endpoint = endpoint;
         this.channel = new AttestedChannel(endpoint, verifier);
         this.credential = credential;
     }
 
-    ManagedChannel channel() {
+    public ManagedChannel channel() {
         return channel.channel();
     }
 
     /** Why the join service was refused in the handshake, if it was. */
-    Optional<AttestationRejected> rejection() {
+    public Optional<AttestationRejected> rejection() {
         return channel.rejection();
     }
 
@@ -46,7 +46,7 @@ final class OperatorConnection implements AutoCloseable {
      * Makes the handshake (verifying the join service) within {@code timeout}; false when the join service
      * was rejected (see {@link #rejection()}). Any other failure to connect is a {@link CliFailure}.
      */
-    boolean connect(Duration timeout) throws InterruptedException {
+    public boolean connect(Duration timeout) throws InterruptedException {
         ManagedChannel managed = channel.channel();
         Instant deadline = Instant.now().plus(timeout);
         ConnectivityState state = managed.getState(true);
@@ -68,7 +68,7 @@ final class OperatorConnection implements AutoCloseable {
     }
 
     /** The operator's proof of {@code method} with {@code requestWithoutProof} on this connection. */
-    byte[] prove(String method, byte[] requestWithoutProof) {
+    public byte[] prove(String method, byte[] requestWithoutProof) {
         byte[] random = channel.clientRandom().orElseThrow(() ->
                 new IllegalStateException("no verified handshake yet: connect before proving"));
         OperatorProof proof = credential.prove(method, requestWithoutProof, random);

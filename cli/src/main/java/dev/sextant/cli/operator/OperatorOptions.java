@@ -42,10 +42,11 @@ public final class OperatorOptions {
     }
 
     OperatorConnection connection() throws SSLException {
-        return new OperatorConnection(endpoint, verifier.verifier(), credential());
+        return new OperatorConnection(endpoint, verifier.verifier(), credential(masterSecret));
     }
 
-    private OperatorCredential credential() {
+    /** The operator's credential, derived on this machine from the master secret file ({@code --master-secret}). */
+    public static OperatorCredential credential(Path masterSecret) {
         MasterSecretFile secret;
         try {
             secret = MasterSecretFile.parse(InputFiles.readString("--master-secret", masterSecret,

@@ -3,6 +3,7 @@ package dev.sextant.cli.operator;
 import dev.sextant.attestation.Variant;
 import dev.sextant.attestation.policy.ExpectedValue;
 import dev.sextant.attestation.policy.Measurements;
+import dev.sextant.attestation.policy.MeasurementsKey;
 import dev.sextant.cli.Main;
 import dev.sextant.etcd.client.EtcdClient;
 import dev.sextant.joinapi.TestCluster;
@@ -31,29 +32,48 @@ import java.util.TreeMap;
  * (the master secret file the service's secret came from, measurements expecting the fresh swtpm's zero PCRs,
  * its EK CA). Nodes are bound by writing their keys, as a join would.
  */
-final class RunningJoinService implements AutoCloseable {
-    static final String V1 = "/sextant/v1/";
+public final class RunningJoinService implements AutoCloseable {
+    public static final String V1 = "/sextant/v1/";
 
-    final TestCluster cluster;
-    final TestClusterStore etcd;
-    final EtcdClient admin;
-    final Swtpm tpm;
-    final ApplicationContext service;
-    final int port;
-    final NodeStateStore nodes;
-    final Path masterSecretFile;
-    final Path measurementsFile;
-    final Path ekCaFile;
+    public final TestCluster cluster;
+    public final TestClusterStore etcd;
+    public final EtcdClient admin;
+    public final Swtpm tpm;
+    public final ApplicationContext service;
+    public final int port;
+    public final NodeStateStore nodes;
+    public final Path masterSecretFile;
+    public final Path measurementsFile;
+    public final Path ekCaFile;
 
-    record Run(int exit, String out, String err) {
+    public record Run(int exit, String out, String err) {
     }
 
     RunningJoinService() throws Exception {
+        this(false);
+    }
+
+    /**
+     * @param bootstrapped whether the service's TPM has PCR 15 marked, as a control plane's after its bootstrap
+     *                     (what {@code measurements publish} and {@code upgrade image} require of a join service),
+     *                     and the cluster's measurement signing key pinned in etcd, as the init node's service pins it
+     */
+    public RunningJoinService(boolean bootstrapped) throws Exception {
         Swtpm.assumeAvailable();
         cluster = new TestCluster();
         etcd = new TestClusterStore(1);
         admin = etcd.admin();
         tpm = Swtpm.provisioned();
+        if (bootstrapped) {
+            byte[] mark = new byte[32];
+            java.util.Arrays.fill(mark, (byte) 0x15);
+            tpm.client().pcr().extend(15, mark);
+            StringWriter pub = new StringWriter();
+            try (org.bouncycastle.openssl.jcajce.JcaPEMWriter w = new org.bouncycastle.openssl.jcajce.JcaPEMWriter(pub)) {
+                w.writeObject(cluster.signingKey.getPublic());
+            }
+            admin.put(V1 + "measurements/key", MeasurementsKey.of(pub.toString()).fingerprint());
+        }
         tpm.releaseClient(); // swtpm serves one connection at a time: the service opens its own
         Map<String, Object> p = new HashMap<>(etcd.joinService(cluster, "join-operator"));
         p.put(JoinServiceConfig.ATLS_ENABLED, "true");
@@ -85,23 +105,23 @@ final class RunningJoinService implements AutoCloseable {
                 + "\",\"measurementSalt\":\"" + b64.encodeToString(new byte[32]) + "\"}\n";
     }
 
-    String endpoint() {
+    public String endpoint() {
         return "127.0.0.1:" + port;
     }
 
     /** Binds {@code name} to {@code ak} in {@code role}, with the keys a join writes that the operator's view reads. */
-    void bind(String name, String ak, String role) {
+    public void bind(String name, String ak, String role) {
         admin.put(V1 + "bindings/node/" + name, ak);
         admin.put(V1 + "bindings/machine/" + ak + "/node", name);
         admin.put(V1 + "bindings/machine/" + ak + "/role", role);
     }
 
-    void attested(String name, Instant at, String imageVersion) throws Exception {
+    public void attested(String name, Instant at, String imageVersion) throws Exception {
         nodes.recordAttestation(name, AttestationRecord.attested(at, imageVersion));
     }
 
     /** {@code sextant ARGS} as the operator runs it. */
-    static Run sextant(String... args) {
+    public static Run sextant(String... args) {
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
         int exit = Main.commandLine().setOut(new PrintWriter(out, true)).setErr(new PrintWriter(err, true)).execute(args);
