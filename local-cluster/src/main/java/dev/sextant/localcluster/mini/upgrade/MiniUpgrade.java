@@ -22,6 +22,7 @@ import dev.sextant.tpmmanufacturer.swtpm.LocalCa;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -102,8 +103,7 @@ public final class MiniUpgrade {
         boolean resuming = inForce.images().stream().anyMatch(i -> i.imageVersion().equals(version));
         MeasurementSet rollout = resuming ? inForce : inForce.admitting(next, inForce.version() + 1);
         if (!resuming) {
-            record(rollout, clusterId);
-            publish(rollout, state, publish);
+            publishAndRecord(rollout, clusterId, publish);
             progress.accept("measurement set " + rollout.version() + " admits image " + from + " and " + version);
         } else {
             progress.accept("measurement set " + rollout.version() + " admits image " + version + " already: resuming");
@@ -123,8 +123,7 @@ public final class MiniUpgrade {
         }
 
         MeasurementSet retiring = rollout.retiringAllBut(version, rollout.version() + 1);
-        record(retiring, clusterId);
-        publish(retiring, state, publish);
+        publishAndRecord(retiring, clusterId, publish);
         for (ImageRollout.Node node : nodes) {
             machines.forgetPreviousBootDisk(node.name());
         }
@@ -150,28 +149,42 @@ public final class MiniUpgrade {
         return built.images().get(0);
     }
 
-    /** mini's copies of the set in force: the image set and the cluster's, each signed with the mini key. */
-    private void record(MeasurementSet set, byte[] clusterId) throws Exception {
+    /**
+     * Publishes the set, then makes it mini's copy of the set in force (measurements.json, and the cluster's
+     * with its PCR 15), each signed with the mini key: a publish that fails leaves mini's copies as the
+     * cluster's, so running the upgrade again starts from what is in force.
+     */
+    private void publishAndRecord(MeasurementSet set, byte[] clusterId, OperatorCommand publish) throws Exception {
         String key = Files.readString(layout.measurementsKey());
-        Files.write(layout.measurements(), set.toJson());
-        MeasurementsFile.sign(layout.measurements(), key);
+        Path next = layout.dir().resolve("measurements.next.json");
+        Files.write(next, set.toJson());
+        MeasurementsFile.sign(next, key);
+        publish(next, set.version(), publish);
+        Files.move(MeasurementsFile.signatureFile(next), MeasurementsFile.signatureFile(layout.measurements()),
+                StandardCopyOption.REPLACE_EXISTING);
+        Files.move(next, layout.measurements(), StandardCopyOption.REPLACE_EXISTING);
         Files.write(layout.clusterMeasurements(), ClusterMeasurements.forCluster(set, clusterId).toJson());
         MeasurementsFile.sign(layout.clusterMeasurements(), key);
     }
 
-    /** Publishes the signed set through the first running control plane's join service. */
-    private void publish(MeasurementSet set, MiniState state, OperatorCommand publish) throws Exception {
+    /**
+     * Publishes the signed set in {@code file} through the first running control plane's join service, as
+     * mini.json says now: a rollout powers control planes off and on, each time under a new process.
+     */
+    private void publish(Path file, long version, OperatorCommand publish) throws Exception {
+        MiniState state = MiniState.read(layout.stateFile()).orElseThrow(() -> new MiniFailure("no mini cluster in " + layout.dir()));
         MiniState.Node controlPlane = state.nodes().stream()
                 .filter(n -> n.role() == NodeRole.CONTROL_PLANE && n.qemu() != null && n.qemu().alive()).findFirst()
                 .orElseThrow(() -> new MiniFailure("no control plane of the mini cluster runs: nothing to publish the set to"));
-        List<String> args = List.of("--measurements", layout.measurements().toString(),
+        List<String> args = List.of("--measurements", file.toString(),
                 "--measurements-key", layout.measurementsPublicKey().toString(),
                 "--endpoint", "127.0.0.1:" + controlPlane.hostPort(NodeRole.JOIN_PORT),
                 "--ek-ca", layout.caCert().toString());
-        progress.accept("publishing measurement set " + set.version() + " through " + controlPlane.name());
+        progress.accept("publishing measurement set " + version + " through " + controlPlane.name());
         int exit = publish.run(args, line -> progress.accept("publish| " + line));
         if (exit != 0) {
-            throw new MiniFailure("publishing measurement set " + set.version() + " failed (exit " + exit + ")");
+            throw new MiniFailure("publishing measurement set " + version + " failed (exit " + exit + "); mini's copy of the"
+                    + " set in force is unchanged, and running the upgrade again retries");
         }
     }
 
