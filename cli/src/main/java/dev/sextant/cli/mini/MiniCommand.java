@@ -8,6 +8,6 @@ import picocli.CommandLine.Command;
                 + "cluster starts again with its disks kept. Files (logs, TPM "
                 + "states, state disks, mini.json) live in --dir (default $SEXTANT_MINI_DIR, else out/mini).",
         subcommands = {UpCommand.class, StatusCommand.class, MiniRevokeCommand.class, RebootCommand.class, StopCommand.class, DownCommand.class,
-                StartCommand.class, UpgradeCommand.class})
+                StartCommand.class, MiniUpgradeCommand.class})
 public final class MiniCommand {
 }

@@ -7,6 +7,6 @@ import picocli.CommandLine.Command;
                 "or roll its measurement set to a new node image (image)."},
         footer = {"  sextant upgrade apply --join-service registry.example/join@sha256:DIGEST \\",
                 "      --kms registry.example/kms@sha256:DIGEST"},
-        subcommands = {ApplyCommand.class, ImageCommand.class})
+        subcommands = {ApplyCommand.class, UpgradeImageCommand.class})
 public final class UpgradeCommand {
 }

@@ -66,7 +66,7 @@ import picocli.CommandLine.Spec;
         exitCodeList = {" 0:done: every node attests on the new image, the others are retired",
                 " 1:REJECTED: <REASON> (the join service), or NOT DONE: nodes not on the new image in time",
                 ExitCodes.FAILED_ROW})
-public final class ImageCommand implements Callable<Integer> {
+public final class UpgradeImageCommand implements Callable<Integer> {
     private static final String NEW = "--measurements";
     private static final String IN_FORCE = "--in-force";
     private static final String KEY = "--measurements-key";

@@ -45,7 +45,7 @@ import org.junit.jupiter.api.io.TempDir;
  * in force at each call, which admits A until the end.
  */
 @DisplayName("sextant upgrade image: rollout set, wait for every node on the new image, retiring set")
-class ImageCommandTest {
+class UpgradeImageCommandTest {
     private static final String A = "20261101.120000";
     private static final String B = "20261203.090000";
     private static final Pattern JSON = Pattern.compile("\"json\"\\s*:\\s*\"([^\"]+)\"");

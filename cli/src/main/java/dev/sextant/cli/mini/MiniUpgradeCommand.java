@@ -29,7 +29,7 @@ import java.util.concurrent.Callable;
         exitCodeList = {" 0:every node runs the new image, verified; the old one is retired",
                 " 1:a node did not come back on the new image (rolled back; the message names it and its console log)",
                 ExitCodes.FAILED_ROW})
-public final class UpgradeCommand implements Callable<Integer> {
+public final class MiniUpgradeCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
