@@ -33,8 +33,9 @@ public final class ClusterEvidence {
     private final AkTrust akTrust;
     private final Ecdsa ecdsa;
     private final byte[] mark;
-    private MeasurementSet cachedSet; // guarded by this: the verifier keeps its AK chain cache while the set stands
+    private MeasurementSet cachedSet; // guarded by this: the verifiers keep their AK chain caches while the set stands
     private DocumentVerifier cachedVerifier;
+    private DocumentVerifier cachedBeforeLock;
 
     public ClusterEvidence(Supplier<MeasurementSet> setInForce, AkTrust akTrust, Ecdsa ecdsa, byte[] clusterId) {
         this.setInForce = setInForce;
@@ -53,9 +54,15 @@ public final class ClusterEvidence {
         MeasurementSet set = setInForce.get();
         if (set != cachedSet) {
             cachedVerifier = new DocumentVerifier(new VerifierPolicy(set.enforcing(CLUSTER_ID_PCR, mark), akTrust), ecdsa);
+            cachedBeforeLock = new DocumentVerifier(new VerifierPolicy(set.enforcing(CLUSTER_ID_PCR, new byte[32]), akTrust), ecdsa);
             cachedSet = set;
         }
         return cachedVerifier;
+    }
+
+    private synchronized DocumentVerifier beforeLock() {
+        verifier();
+        return cachedBeforeLock;
     }
 
     /** Checks a document against the policy; the outcome says whose it was where that is known. */
@@ -64,7 +71,28 @@ public final class ClusterEvidence {
             AttestedState state = verifier().verify(document, purpose, nonce, userData);
             return verified(state);
         } catch (AttestationRejected rejected) {
-            return rejected(rejected, document);
+            return judged(rejected, document, purpose, nonce, userData);
+        }
+    }
+
+    /** What a refusal of {@code document} means for the node (in the handshake or in the answer). */
+    Evidence.Rejected judged(AttestationRejected rejected, byte[] document, Purpose purpose, byte[] nonce, byte[] userData) {
+        if (rejected.reason() == Reason.PCR_MISMATCH && rebooting(document, purpose, nonce, userData)) {
+            // A member that rebooted answers before it rejoined and locked: PCR 15 is still zero. That is a
+            // round it missed, not failed evidence; its rejoin is checked by the join service as any is.
+            return new Evidence.Rejected(new AttestationRejected(Reason.PCR_MISMATCH,
+                    "PCR 15 is zero: the node rebooted and has not rejoined yet"), Optional.empty());
+        }
+        return rejected(rejected, document);
+    }
+
+    /** True when the document passes everything but PCR 15, which is zero: a node of an admitted image before its lock. */
+    private boolean rebooting(byte[] document, Purpose purpose, byte[] nonce, byte[] userData) {
+        try {
+            beforeLock().verify(document, purpose, nonce, userData);
+            return true;
+        } catch (AttestationRejected e) {
+            return false;
         }
     }
 

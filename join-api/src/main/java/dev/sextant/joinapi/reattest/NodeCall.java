@@ -96,7 +96,7 @@ public final class NodeCall {
             handshake.set(ClusterEvidence.verified(state));
             return state;
         } catch (AttestationRejected rejected) {
-            handshake.set(ClusterEvidence.rejected(rejected, document));
+            handshake.set(policy.judged(rejected, document, purpose, nonce, userData));
             throw rejected;
         }
     }

@@ -91,6 +91,22 @@ class ReAttestationRoundTest {
     }
 
     @Test
+    @DisplayName("a member that rebooted and has not rejoined yet (PCR 15 still zero, the image admitted) has missed the round, not failed")
+    void rebootingMemberMissed() throws Exception {
+        try (SwtpmNode rebooting = SwtpmNode.rebooting()) {
+            ClusterEvidence policy = new ClusterEvidence(setInForce::get, AkTrust.ekCa(List.of(rebooting.ekCa())),
+                    new BouncyCastleEcdsa(new SecureRandom()), clusterId);
+            try (ReAttestationRound own = new ReAttestationRound(new NodeCall(policy, new BouncyCastleEcdsa(new SecureRandom()),
+                    Duration.ofSeconds(5))::ask, 1)) {
+                NodeOutcome outcome = own.run(List.of(new BoundMachine("rebooting", rebooting.ak(), rebooting.endpoint())),
+                        ak -> Optional.empty()).outcomes().get("rebooting");
+                NodeOutcome.Missed missed = assertInstanceOf(NodeOutcome.Missed.class, outcome);
+                assertTrue(missed.why().contains("has not rejoined yet"), missed.why());
+            }
+        }
+    }
+
+    @Test
     @DisplayName("a member of a PCR-15 mark of another cluster fails with PCR_MISMATCH naming PCR 15")
     void otherClusterFails() throws Exception {
         try (SwtpmNode other = SwtpmNode.member(random())) {

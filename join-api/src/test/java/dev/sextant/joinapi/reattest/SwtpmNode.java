@@ -64,6 +64,17 @@ public final class SwtpmNode implements AutoCloseable {
         }
     }
 
+    /** A member's swtpm after a reboot, before its rejoin and node lock: PCR 15 still zero. */
+    public static SwtpmNode rebooting() throws Exception {
+        Swtpm tpm = Swtpm.provisioned();
+        try {
+            return new SwtpmNode(tpm);
+        } catch (Exception e) {
+            tpm.close();
+            throw e;
+        }
+    }
+
     public String endpoint() {
         return "127.0.0.1:" + server.getPort();
     }
