@@ -76,7 +76,7 @@ public final class AtlsContexts {
     /** {@link #client(OwnAttestation, ServerVerification)} with the aTLS layer's signatures from {@code ecdsa}. */
     public static SslContext client(OwnAttestation own, ServerVerification server, Ecdsa ecdsa) throws SSLException {
         X509ExtendedTrustManager trust = server instanceof ServerVerification.Verified verified
-                ? verifying(verified.verifier(), ecdsa) : new AnyServerTrustManager();
+                ? verifying(verified.verifier(), verified.proof(), ecdsa) : new AnyServerTrustManager();
         SslContextBuilder builder = SslContextBuilder.forClient()
                 .keyManager(keyManager(own, ecdsa))
                 .trustManager(trust)
@@ -94,8 +94,8 @@ public final class AtlsContexts {
         return new VerifyingTrustManager(verifier, VARIANT, Clock.systemUTC(), ecdsa, toldInCall);
     }
 
-    private static VerifyingTrustManager verifying(AttestationVerifier verifier, Ecdsa ecdsa) {
-        return new VerifyingTrustManager(verifier, VARIANT, Clock.systemUTC(), ecdsa);
+    private static VerifyingTrustManager verifying(AttestationVerifier verifier, HandshakeProofCheck proof, Ecdsa ecdsa) {
+        return new VerifyingTrustManager(verifier, VARIANT, Clock.systemUTC(), ecdsa, Set.of(), proof);
     }
 
     private static SslContext build(SslContextBuilder builder) throws SSLException {

@@ -85,12 +85,20 @@ final class AttestingKeyManager extends X509ExtendedKeyManager {
         try {
             KeyPair keys = minter.newKeyPair();
             byte[] document = null;
+            byte[] proof = null;
             if (own instanceof OwnAttestation.Attests attests) {
                 byte[] spkiHash = Sha256.of(keys.getPublic().getEncoded());
                 document = attests.attester().attest(purpose, peerNonce.get(), spkiHash).toByteArray();
+                if (attests.prover().isPresent()) {
+                    proof = attests.prover().get().prove(peerNonce.get(), spkiHash);
+                    if (proof.length > HandshakeProof.MAX_BYTES) {
+                        throw new GeneralSecurityException("the handshake proof has " + proof.length + " bytes, more than "
+                                + HandshakeProof.MAX_BYTES);
+                    }
+                }
             }
             String alias = "atls-" + role + "-" + counter.incrementAndGet();
-            pending.put(alias, minter.certify(keys, variant, document));
+            pending.put(alias, minter.certify(keys, variant, document, proof));
             return alias;
         } catch (AttestationException | GeneralSecurityException e) {
             LOG.warn("aTLS {}: cannot produce evidence, sending no certificate: {}", role, e.getMessage());

@@ -70,6 +70,11 @@ final class CertificateMinter {
 
     /** Self-signs {@code keys}; {@code document} (may be null) becomes the variant's extension. */
     MintedCredential certify(KeyPair keys, Variant variant, byte[] document) throws GeneralSecurityException {
+        return certify(keys, variant, document, null);
+    }
+
+    /** As {@link #certify(KeyPair, Variant, byte[])}; {@code proof} (may be null) becomes the {@link HandshakeProof} extension. */
+    MintedCredential certify(KeyPair keys, Variant variant, byte[] document, byte[] proof) throws GeneralSecurityException {
         Validity window = validityNow();
         X509v3CertificateBuilder builder = new X509v3CertificateBuilder(SUBJECT,
                 new BigInteger(127, random).add(BigInteger.ONE), window.notBefore(), window.notAfter(), SUBJECT,
@@ -77,6 +82,9 @@ final class CertificateMinter {
         try {
             if (document != null) {
                 builder.addExtension(variant.oid(), false, document);
+            }
+            if (proof != null) {
+                builder.addExtension(HandshakeProof.OID, false, proof);
             }
             Signer signer = new Signer(keys.getPrivate());
             X509CertificateHolder holder = builder.build(signer);

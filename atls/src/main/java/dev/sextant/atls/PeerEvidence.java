@@ -28,14 +28,15 @@ import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.Date;
 import java.util.Map;
+import java.util.Optional;
 import java.util.regex.Pattern;
 
 /**
- * The untrusted content of a peer's aTLS certificate: the serialized document and SHA-256 of the
- * SPKI it must be bound to. Parsing fails only with {@link AttestationRejected} (MALFORMED), so
+ * The untrusted content of a peer's aTLS certificate: the serialized document, SHA-256 of the
+ * SPKI it must be bound to, and the {@link HandshakeProof} if the certificate carries one. Parsing fails only with {@link AttestationRejected} (MALFORMED), so
  * that no exception of the parser escapes as an unchecked one.
  */
-record PeerEvidence(byte[] document, byte[] spkiHash) {
+record PeerEvidence(byte[] document, byte[] spkiHash, Optional<byte[]> proof) {
     private static final Pattern UTC_TIME = Pattern.compile("[0-9]{12}Z");
     private static final Pattern GENERALIZED_TIME = Pattern.compile("[0-9]{14}Z");
     private static final DateTimeFormatter SECONDS =
@@ -64,9 +65,15 @@ record PeerEvidence(byte[] document, byte[] spkiHash) {
             throw malformed("the certificate carries no " + variant + " attestation extension ("
                     + variant.oid() + ")", null);
         }
+        Extension proof = holder.getExtension(HandshakeProof.OID);
+        if (proof != null && proof.getExtnValue().getOctets().length > HandshakeProof.MAX_BYTES) {
+            throw malformed("the certificate's handshake proof has " + proof.getExtnValue().getOctets().length
+                    + " bytes, more than " + HandshakeProof.MAX_BYTES, null);
+        }
         try {
             return new PeerEvidence(extension.getExtnValue().getOctets(),
-                    Sha256.of(holder.getSubjectPublicKeyInfo().getEncoded()));
+                    Sha256.of(holder.getSubjectPublicKeyInfo().getEncoded()),
+                    Optional.ofNullable(proof).map(p -> p.getExtnValue().getOctets()));
         } catch (java.io.IOException | RuntimeException e) {
             throw malformed("the certificate's public key cannot be encoded", e);
         }

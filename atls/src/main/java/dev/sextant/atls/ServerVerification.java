@@ -12,7 +12,15 @@ import java.util.Objects;
 public sealed interface ServerVerification {
     /** The server's attestation must pass {@code verifier}; a server that fails is refused in the handshake. */
     static ServerVerification by(AttestationVerifier verifier) {
-        return new Verified(verifier);
+        return new Verified(verifier, HandshakeProofCheck.NONE);
+    }
+
+    /**
+     * As {@link #by}, and the server's {@link HandshakeProof} must pass {@code proof} for this handshake
+     * (a rejoining node: the join service's control-plane role), also inside the handshake.
+     */
+    static ServerVerification by(AttestationVerifier verifier, HandshakeProofCheck proof) {
+        return new Verified(verifier, proof);
     }
 
     /**
@@ -23,9 +31,10 @@ public sealed interface ServerVerification {
         return new InsecureAcceptAnyServer();
     }
 
-    record Verified(AttestationVerifier verifier) implements ServerVerification {
+    record Verified(AttestationVerifier verifier, HandshakeProofCheck proof) implements ServerVerification {
         public Verified {
             Objects.requireNonNull(verifier, "verifier");
+            Objects.requireNonNull(proof, "proof (HandshakeProofCheck.NONE demands none)");
         }
     }
 

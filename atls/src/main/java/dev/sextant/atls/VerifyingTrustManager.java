@@ -38,17 +38,25 @@ final class VerifyingTrustManager extends X509ExtendedTrustManager implements Re
     private final Ecdsa ecdsa; // the certificate's self-signature
     /** Rejections the handshake completes for, to be told to the client in its calls ({@link ClientVerification#telling}). */
     private final Set<Reason> toldInCall;
+    /** What the peer's {@link HandshakeProof} must pass after its attestation did. */
+    private final HandshakeProofCheck proofCheck;
 
     VerifyingTrustManager(AttestationVerifier verifier, Variant variant, Clock clock, Ecdsa ecdsa) {
         this(verifier, variant, clock, ecdsa, Set.of());
     }
 
     VerifyingTrustManager(AttestationVerifier verifier, Variant variant, Clock clock, Ecdsa ecdsa, Set<Reason> toldInCall) {
+        this(verifier, variant, clock, ecdsa, toldInCall, HandshakeProofCheck.NONE);
+    }
+
+    VerifyingTrustManager(AttestationVerifier verifier, Variant variant, Clock clock, Ecdsa ecdsa, Set<Reason> toldInCall,
+                          HandshakeProofCheck proofCheck) {
         this.verifier = Objects.requireNonNull(verifier, "verifier");
         this.variant = variant;
         this.clock = clock;
         this.ecdsa = ecdsa;
         this.toldInCall = Set.copyOf(toldInCall);
+        this.proofCheck = Objects.requireNonNull(proofCheck, "proofCheck");
     }
 
     @Override
@@ -74,6 +82,7 @@ final class VerifyingTrustManager extends X509ExtendedTrustManager implements Re
         try {
             PeerEvidence evidence = PeerEvidence.extract(chain, variant, clock, ecdsa);
             AttestedState state = verifier.verify(evidence.document(), purpose, ownNonce.get(), evidence.spkiHash());
+            proofCheck.check(evidence.proof(), ownNonce.get(), evidence.spkiHash());
             record(engine, state);
         } catch (AttestationRejected rejected) {
             LOG.warn("aTLS: rejected {} attestation: {}", peer, rejected.toString());

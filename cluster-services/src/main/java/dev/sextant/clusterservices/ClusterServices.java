@@ -141,7 +141,7 @@ public final class ClusterServices {
                 .ekCaFile(Path.of(EK_CA_MOUNT + EK_CA_KEY))
                 .ca(new JoinServiceConfig.Ca(Path.of(SERVICE_ACCOUNT_CA), defaults.ca().keyFile()))
                 .atls(new JoinServiceConfig.Atls(true, Optional.of(HOST_TPM), defaults.atls().serverEventLog()))
-                .initNode(Optional.of(new JoinServiceConfig.InitNode(init.akNameHex(), init.nodeName(), init.diskUuids())))
+                .initNode(Optional.of(new JoinServiceConfig.InitNode(init.akNameHex(), init.nodeName(), init.diskUuids(), init.verifyEndpoint())))
                 .etcd(new JoinServiceConfig.Etcd(List.of("https://${" + NODE_IP_VARIABLE + "}:" + config.etcd().memberPort()),
                         Path.of(ETCD_CLIENT_MOUNT + "ca.crt"), Path.of(ETCD_CLIENT_MOUNT + ETCD_CLIENT_NAME + ".crt"),
                         Path.of(ETCD_CLIENT_MOUNT + ETCD_CLIENT_NAME + ".key"), defaults.etcd().deadline()))

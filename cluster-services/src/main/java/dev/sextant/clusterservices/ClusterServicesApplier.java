@@ -11,6 +11,8 @@ import io.kubernetes.client.openapi.apis.AppsV1Api;
 import io.kubernetes.client.openapi.apis.CoreV1Api;
 import io.kubernetes.client.openapi.apis.NetworkingV1Api;
 import io.kubernetes.client.openapi.apis.RbacAuthorizationV1Api;
+import io.kubernetes.client.openapi.models.V1ClusterRole;
+import io.kubernetes.client.openapi.models.V1ClusterRoleBinding;
 import io.kubernetes.client.openapi.models.V1ConfigMap;
 import io.kubernetes.client.openapi.models.V1DaemonSet;
 import io.kubernetes.client.openapi.models.V1NetworkPolicy;
@@ -96,6 +98,16 @@ public final class ClusterServicesApplier {
             return new Ops((c, ns, n) -> new RbacAuthorizationV1Api(c).readNamespacedRoleBinding(n, ns).execute(),
                     (c, ns, x) -> new RbacAuthorizationV1Api(c).createNamespacedRoleBinding(ns, (V1RoleBinding) x).execute(),
                     (c, ns, n, x) -> new RbacAuthorizationV1Api(c).replaceNamespacedRoleBinding(n, ns, (V1RoleBinding) x).execute());
+        }
+        if (o instanceof V1ClusterRole) { // cluster-scoped: no namespace
+            return new Ops((c, ns, n) -> new RbacAuthorizationV1Api(c).readClusterRole(n).execute(),
+                    (c, ns, x) -> new RbacAuthorizationV1Api(c).createClusterRole((V1ClusterRole) x).execute(),
+                    (c, ns, n, x) -> new RbacAuthorizationV1Api(c).replaceClusterRole(n, (V1ClusterRole) x).execute());
+        }
+        if (o instanceof V1ClusterRoleBinding) {
+            return new Ops((c, ns, n) -> new RbacAuthorizationV1Api(c).readClusterRoleBinding(n).execute(),
+                    (c, ns, x) -> new RbacAuthorizationV1Api(c).createClusterRoleBinding((V1ClusterRoleBinding) x).execute(),
+                    (c, ns, n, x) -> new RbacAuthorizationV1Api(c).replaceClusterRoleBinding(n, (V1ClusterRoleBinding) x).execute());
         }
         if (o instanceof V1NetworkPolicy) {
             return new Ops((c, ns, n) -> new NetworkingV1Api(c).readNamespacedNetworkPolicy(n, ns).execute(),

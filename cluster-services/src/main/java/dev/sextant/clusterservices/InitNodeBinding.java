@@ -13,14 +13,22 @@ import java.util.regex.Pattern;
  * @param akNameHex hex of the init node's TPM AK name
  * @param nodeName  the init node's Kubernetes node name
  * @param diskUuids the state disk's UUID first, then the data volumes' UUIDs
+ * @param verifyEndpoint "host:port" of the init node's VerifyService, as its later rejoin tickets report it:
+ *                  where the re-attestation duty asks it (and renews its member certificate) before any
+ *                  rejoin; "" when unknown
  */
-public record InitNodeBinding(String akNameHex, String nodeName, List<String> diskUuids) {
+public record InitNodeBinding(String akNameHex, String nodeName, List<String> diskUuids, String verifyEndpoint) {
+    public InitNodeBinding(String akNameHex, String nodeName, List<String> diskUuids) {
+        this(akNameHex, nodeName, diskUuids, "");
+    }
+
     // The join service checks the same syntax (join-api InputChecks) and would refuse to start.
     private static final Pattern UUID = Pattern.compile(
             "[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}");
     private static final Pattern NODE_NAME = Pattern.compile("[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?");
 
     public InitNodeBinding {
+        Objects.requireNonNull(verifyEndpoint, "verifyEndpoint");
         Objects.requireNonNull(akNameHex, "akNameHex");
         Objects.requireNonNull(nodeName, "nodeName");
         Objects.requireNonNull(diskUuids, "diskUuids");

@@ -37,8 +37,8 @@ class ClusterServicesApplierTest {
     void firstApplyCreatesEverything() throws Exception {
         ServicesConfig config = new TestServices(dir).config();
         ApplyResult result = ClusterServicesApplier.apply(kube.client(), ClusterServices.render(config));
-        assertEquals(13, result.objects().size());
-        assertEquals(13, result.count(Action.CREATED));
+        assertEquals(15, result.objects().size());
+        assertEquals(15, result.count(Action.CREATED));
 
         CoreV1Api core = new CoreV1Api(kube.client());
         assertArrayEquals(config.masterSecret(), core.readNamespacedSecret("sextant-master-secret", "kube-system").execute().getData().get("mastersecret"));
@@ -60,7 +60,7 @@ class ClusterServicesApplierTest {
 
         ApplyResult again = ClusterServicesApplier.apply(kube.client(), rendered);
 
-        assertEquals(13, again.count(Action.UNCHANGED));
+        assertEquals(15, again.count(Action.UNCHANGED));
         assertEquals(writes, kube.writes(), "no create, update or patch request on a re-apply");
     }
 
@@ -92,7 +92,7 @@ class ClusterServicesApplierTest {
 
         kube.heal();
         ApplyResult resumed = ClusterServicesApplier.apply(kube.client(), rendered);
-        assertEquals(11, resumed.count(Action.UNCHANGED), "the objects before the DaemonSet stay");
+        assertEquals(13, resumed.count(Action.UNCHANGED), "the objects before the DaemonSet stay");
         assertEquals(2, resumed.count(Action.CREATED));
     }
 
@@ -111,7 +111,7 @@ class ClusterServicesApplierTest {
 
         ApplyResult again = ClusterServicesApplier.apply(kube.client(), rendered);
 
-        assertEquals(13, again.count(Action.UNCHANGED));
+        assertEquals(15, again.count(Action.UNCHANGED));
     }
 
     @Test

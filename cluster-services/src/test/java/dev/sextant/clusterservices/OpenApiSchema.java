@@ -4,6 +4,8 @@ import com.google.gson.Gson;
 import com.google.gson.JsonElement;
 import io.kubernetes.client.common.KubernetesObject;
 import io.kubernetes.client.openapi.JSON;
+import io.kubernetes.client.openapi.models.V1ClusterRole;
+import io.kubernetes.client.openapi.models.V1ClusterRoleBinding;
 import io.kubernetes.client.openapi.models.V1ConfigMap;
 import io.kubernetes.client.openapi.models.V1DaemonSet;
 import io.kubernetes.client.openapi.models.V1NetworkPolicy;
@@ -36,6 +38,8 @@ final class OpenApiSchema {
             "v1/Service", V1Service::validateJsonElement,
             "rbac.authorization.k8s.io/v1/Role", V1Role::validateJsonElement,
             "rbac.authorization.k8s.io/v1/RoleBinding", V1RoleBinding::validateJsonElement,
+            "rbac.authorization.k8s.io/v1/ClusterRole", V1ClusterRole::validateJsonElement,
+            "rbac.authorization.k8s.io/v1/ClusterRoleBinding", V1ClusterRoleBinding::validateJsonElement,
             "apps/v1/DaemonSet", V1DaemonSet::validateJsonElement,
             "networking.k8s.io/v1/NetworkPolicy", V1NetworkPolicy::validateJsonElement);
 

@@ -6,6 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.kubernetes.client.common.KubernetesObject;
+import io.kubernetes.client.openapi.models.V1ClusterRole;
+import io.kubernetes.client.openapi.models.V1ClusterRoleBinding;
+import io.kubernetes.client.openapi.models.V1PolicyRule;
 import io.kubernetes.client.openapi.models.V1Role;
 import io.kubernetes.client.openapi.models.V1RoleBinding;
 import io.kubernetes.client.openapi.models.V1ServiceAccount;
@@ -31,24 +34,30 @@ class RbacTest {
     private static final Map<String, String> VERBS = Map.of("create", "create", "read", "get", "list", "list",
             "replace", "update", "patch", "patch", "delete", "delete");
     private static final Pattern CALL = Pattern.compile("\\b\\w+\\.(create|read|list|replace|patch|delete)Namespaced(\\w+?)\\(");
+    /** The same for the cluster-scoped kinds a join service could touch (named: "read" alone would match Files.readString). */
+    private static final Pattern CLUSTER_CALL = Pattern.compile(
+            "\\b\\w+\\.(create|read|list|replace|patch|delete)(Node|Namespace|PersistentVolume|ClusterRole|ClusterRoleBinding)\\(");
 
     private final java.util.List<KubernetesObject> rendered = ClusterServices.render(TestServices.fixed());
 
     @Test
-    @DisplayName("the Role grants exactly the verbs on exactly the resources join-api's code calls")
+    @DisplayName("the Roles and the ClusterRole grant exactly the verbs on exactly the resources join-api's code calls")
     void roleMatchesTheCallsInJoinApi() throws IOException {
         assumeTrue(Files.isDirectory(JOIN_API_SOURCES), "join-api sources not beside this module");
         Map<String, Set<String>> used = new TreeMap<>();
         try (Stream<Path> files = Files.walk(JOIN_API_SOURCES)) {
             for (Path f : files.filter(p -> p.toString().endsWith(".java")).toList()) {
-                Matcher m = CALL.matcher(Files.readString(f));
-                while (m.find()) {
-                    String resource = m.group(2).toLowerCase(Locale.ROOT) + "s";
-                    used.computeIfAbsent(resource, r -> new TreeSet<>()).add(VERBS.get(m.group(1)));
+                String source = Files.readString(f);
+                for (Pattern call : List.of(CALL, CLUSTER_CALL)) {
+                    Matcher m = call.matcher(source);
+                    while (m.find()) {
+                        String resource = m.group(2).toLowerCase(Locale.ROOT) + "s";
+                        used.computeIfAbsent(resource, r -> new TreeSet<>()).add(VERBS.get(m.group(1)));
+                    }
                 }
             }
         }
-        assertEquals(Map.of("secrets", Set.of("create", "list", "delete"), "leases", Set.of("get")), used,
+        assertEquals(Map.of("secrets", Set.of("create", "list", "delete"), "leases", Set.of("get"), "nodes", Set.of("get", "patch")), used,
                 "join-api's Kubernetes calls changed: update join-service-role.yaml and this expectation together");
         assertEquals(used, granted());
     }
@@ -81,10 +90,30 @@ class RbacTest {
         assertEquals("kube-system", binding.getSubjects().get(0).getNamespace());
     }
 
+    @Test
+    @DisplayName("cordoning and tainting revoked Nodes is granted cluster-wide (Nodes have no namespace) as get and patch on nodes only, to the join service only")
+    void nodeCordonerIsNarrow() {
+        V1ClusterRole role = ClusterServices.find(rendered, V1ClusterRole.class, "sextant-join-service-nodes");
+        assertEquals(1, role.getRules().size());
+        assertEquals(List.of("nodes"), role.getRules().get(0).getResources());
+        assertEquals(List.of("get", "patch"), role.getRules().get(0).getVerbs());
+        V1ClusterRoleBinding binding = ClusterServices.find(rendered, V1ClusterRoleBinding.class, "sextant-join-service-nodes");
+        assertEquals("ClusterRole", binding.getRoleRef().getKind());
+        assertEquals("sextant-join-service-nodes", binding.getRoleRef().getName());
+        assertEquals(1, binding.getSubjects().size());
+        assertEquals("sextant-join-service", binding.getSubjects().get(0).getName());
+        assertEquals("kube-system", binding.getSubjects().get(0).getNamespace());
+        assertEquals(List.of("sextant-join-service-nodes"), rendered.stream().filter(V1ClusterRoleBinding.class::isInstance)
+                .map(o -> o.getMetadata().getName()).toList(), "no other cluster-wide grant");
+    }
+
     /** What every Role of the join service grants, by resource (each bound to its account, as the tests above check). */
     private Map<String, Set<String>> granted() {
         Map<String, Set<String>> granted = new TreeMap<>();
-        rendered.stream().filter(V1Role.class::isInstance).map(V1Role.class::cast).flatMap(r -> r.getRules().stream()).forEach(rule -> {
+        Stream<V1PolicyRule> rules = Stream.concat(
+                rendered.stream().filter(V1Role.class::isInstance).map(V1Role.class::cast).flatMap(r -> r.getRules().stream()),
+                rendered.stream().filter(V1ClusterRole.class::isInstance).map(V1ClusterRole.class::cast).flatMap(r -> r.getRules().stream()));
+        rules.forEach(rule -> {
             assertEquals(rule.getResources().equals(List.of("leases")) ? List.of("coordination.k8s.io") : List.of(""), rule.getApiGroups());
             assertTrue(rule.getResourceNames() == null || rule.getResourceNames().isEmpty(), "no name restriction to hide a broader grant");
             rule.getResources().forEach(r -> granted.computeIfAbsent(r, x -> new TreeSet<>()).addAll(rule.getVerbs()));

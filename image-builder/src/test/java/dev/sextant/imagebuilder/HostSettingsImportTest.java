@@ -102,6 +102,15 @@ class HostSettingsImportTest {
     }
 
     @Test
+    @DisplayName("switches a control plane's data volume on, for the zone given, in bootstrapper.env")
+    void dataVolumeZoneBecomesEnvironment() throws Exception {
+        Run run = run(List.of("dev.sextant.setting:sextant.control-plane=true",
+                "dev.sextant.setting:sextant.data-volume-zone=z1"));
+        assertEquals("SEXTANT_CONTROL_PLANE=true\nSEXTANT_DATA_VOLUME=true\nSEXTANT_ZONE=z1\n",
+                run.setting("bootstrapper.env"));
+    }
+
+    @Test
     @DisplayName("takes a DNS name as the advertised etcd host")
     void advertisedDnsName() throws Exception {
         Run run = run(List.of("dev.sextant.setting:sextant.etcd-advertise=etcd-control-plane-1.internal.sextant:2380:2379"));
@@ -111,7 +120,7 @@ class HostSettingsImportTest {
     }
 
     @Test
-    @DisplayName("ignores every control-plane, etcd or verify-advertise value that is not exactly of its form, so no host line reaches the environment")
+    @DisplayName("ignores every control-plane, etcd, verify-advertise or data-volume zone value that is not exactly of its form, so no host line reaches the environment")
     void refusesMalformedEnvironmentValues() throws Exception {
         List<String> bad = List.of("sextant.control-plane=yes", "sextant.control-plane=true ", "sextant.control-plane=",
                 "sextant.etcd-advertise=10.0.2.2:40001", "sextant.etcd-advertise=10.0.2.2:40001:40002:1",
@@ -121,7 +130,11 @@ class HostSettingsImportTest {
                 "sextant.etcd-advertise=Host:2380:2379", "sextant.etcd-advertise=a b:2380:2379",
                 "sextant.etcd-advertise=h;SEXTANT_X=1:2380:2379", "sextant.etcd-advertise=h$(id):2380:2379",
                 "sextant.verify-advertise=10.0.2.2", "sextant.verify-advertise=10.0.2.2:1:2", "sextant.verify-advertise=10.0.2.2:0",
-                "sextant.verify-advertise=h;SEXTANT_X=1:7443", "sextant.verify-advertise=h$(id):7443");
+                "sextant.verify-advertise=h;SEXTANT_X=1:7443", "sextant.verify-advertise=h$(id):7443",
+                "sextant.data-volume-zone=", "sextant.data-volume-zone=Z1", "sextant.data-volume-zone=z1 ",
+                "sextant.data-volume-zone=-z1", "sextant.data-volume-zone=z1-", "sextant.data-volume-zone=z:1",
+                "sextant.data-volume-zone=z1;SEXTANT_X=1", "sextant.data-volume-zone=z$(id)",
+                "sextant.data-volume-zone=../z", "sextant.data-volume-zone=" + "z".repeat(33));
         for (String setting : bad) {
             Path before = dir;
             dir = Files.createTempDirectory(before, "case");

@@ -3,6 +3,7 @@ package dev.sextant.joinapi;
 import dev.sextant.grpcsupport.Refusal;
 
 import dev.sextant.joinapi.binding.InitNodeClaim;
+import dev.sextant.joinapi.identity.AttestedCaller;
 import dev.sextant.joinapi.identity.CallerIdentity;
 import dev.sextant.joinapi.metrics.JoinMetrics;
 import dev.sextant.joinapi.refusal.JoinRefusal;
@@ -38,7 +39,7 @@ public class JoinEndpoint extends JoinServiceGrpc.JoinServiceImplBase {
 
     @FunctionalInterface
     private interface Step<T> {
-        T run(byte[] akName) throws Refusal;
+        T run(AttestedCaller caller) throws Refusal;
     }
 
     @Override
@@ -54,9 +55,9 @@ public class JoinEndpoint extends JoinServiceGrpc.JoinServiceImplBase {
     private <T> void answer(JoinMetrics.Kind kind, StreamObserver<T> responses, Step<T> step) {
         long start = System.nanoTime();
         try {
-            byte[] akName = caller.current().orElseThrow(() ->
+            AttestedCaller attested = caller.current().orElseThrow(() ->
                     new Refusal(JoinRefusal.UNATTESTED, "the caller is not attested"));
-            T response = step.run(akName);
+            T response = step.run(attested);
             responses.onNext(response);
             responses.onCompleted();
             metrics.issued(kind, System.nanoTime() - start);

@@ -33,6 +33,11 @@ public final class FakeKeyService extends KeyServiceGrpc.KeyServiceImplBase impl
     public final AtomicInteger calls = new AtomicInteger();
     /** The ids of every call, in order. */
     public final List<List<String>> requests = new CopyOnWriteArrayList<>();
+    /**
+     * Run at each call before it answers: what happens elsewhere between a ticket's checks and its writes
+     * (the KMS call sits between them), such as a revocation racing the ticket.
+     */
+    public volatile Runnable meanwhile = () -> { };
     private final Path dir;
     private final UnixSocketGrpcServer server;
 
@@ -54,6 +59,7 @@ public final class FakeKeyService extends KeyServiceGrpc.KeyServiceImplBase impl
     public void getDataKeys(GetDataKeysRequest request, StreamObserver<GetDataKeysResponse> responses) {
         calls.incrementAndGet();
         requests.add(List.copyOf(request.getDataKeyIdsList()));
+        meanwhile.run();
         if (down.get()) {
             responses.onError(Status.UNAVAILABLE.withDescription("kms down (test)").asRuntimeException());
             return;

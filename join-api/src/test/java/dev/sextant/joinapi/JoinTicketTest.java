@@ -73,7 +73,7 @@ class JoinTicketTest implements TestPropertyProvider {
     }
 
     @Test
-    @DisplayName("a k3s join ticket carries the KMS keys (disk, measurement secret, discovery group key), the salt, the server URL, the CA hash and a K10 token, and no kubelet certificate")
+    @DisplayName("a k3s join ticket carries the KMS keys (disk, measurement secret, discovery group key), the salt, the server URL, the CA hash, a K10 token and the join service role key, and no kubelet certificate")
     void happyPathTicket() throws Exception {
         String uuid = newUuid();
         Instant before = Instant.now();
@@ -92,6 +92,8 @@ class JoinTicketTest implements TestPropertyProvider {
         String caFileHash = Sha256.hex(Files.readAllBytes(cluster.dir.resolve("ca.crt")));
         assertTrue(k3s.getToken().matches("K10" + caFileHash + "::[a-z0-9]{6}\\.[a-z0-9]{16}"), k3s.getToken());
         assertTokenSecret(cluster, k3s.getToken().substring(k3s.getToken().indexOf("::") + 2), before);
+        assertArrayEquals(dev.sextant.keys.role.JoinServiceRoleKey.of(cluster.masterSecret, cluster.masterSalt).publicKey(),
+                t.getJoinServiceRoleKey().toByteArray(), "the join service role key's public half, for the node's TPM record");
     }
 
     /** The token's Secret in kube-system: a bootstrap token for authentication and signing, expiring in 15 min. */

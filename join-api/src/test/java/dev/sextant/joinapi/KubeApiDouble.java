@@ -43,11 +43,11 @@ public final class KubeApiDouble implements AutoCloseable {
     }
 
     /** Answer 500 to requests matching {@code rule} (method and path), until {@link #heal()}. */
-    void failWhen(String method, String pathPrefix) {
+    public void failWhen(String method, String pathPrefix) {
         failing.set(r -> r.getMethod().equalsIgnoreCase(method) && r.getPath().startsWith(pathPrefix));
     }
 
-    void heal() {
+    public void heal() {
         failing.set(r -> false);
     }
 
@@ -56,7 +56,7 @@ public final class KubeApiDouble implements AutoCloseable {
         return new CoreV1Api(new ClientBuilder().setBasePath(url()).build());
     }
 
-    List<V1Secret> bootstrapTokens() throws ApiException {
+    public List<V1Secret> bootstrapTokens() throws ApiException {
         return client().listNamespacedSecret("kube-system").execute().getItems().stream()
                 .filter(s -> "bootstrap.kubernetes.io/token".equals(s.getType())).toList();
     }

@@ -12,8 +12,12 @@ import dev.sextant.attestation.verify.AttestationVerifier;
 import dev.sextant.attestation.verify.DocumentVerifier;
 import dev.sextant.attestation.verify.VerifierPolicy;
 import dev.sextant.atls.AtlsContexts;
+import dev.sextant.atls.HandshakeProofCheck;
 import dev.sextant.atls.OwnAttestation;
 import dev.sextant.atls.ServerVerification;
+import dev.sextant.keys.role.JoinServiceRoleKey;
+import dev.sextant.keys.role.JoinServiceRoleProof;
+import dev.sextant.proto.v1.IssueJoinTicketRequest;
 import dev.sextant.proto.v1.IssueJoinTicketResponse;
 import dev.sextant.proto.v1.JoinServiceGrpc;
 import dev.sextant.serviceconfig.JoinServiceConfig;
@@ -28,6 +32,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -103,6 +108,30 @@ class MutualAtlsJoinTest {
         String uuid = JoinTicketTest.newUuid();
         assertArrayEquals(FakeKeyService.keyFor(uuid), join(serverVerifier((byte) 0), uuid, "mutual-1")
                 .getStateDiskKey().toByteArray());
+    }
+
+    @Test
+    @DisplayName("a control plane's join service signs each handshake with the cluster's join service role key (from its master"
+            + " secret), over the node's ClientHello.random and its certificate's key, which a rejoining node demands")
+    void provesTheControlPlaneRole() throws Exception {
+        byte[] roleKey = JoinServiceRoleProof.digestOf(JoinServiceRoleKey.of(cluster.masterSecret, cluster.masterSalt).publicKey());
+        List<Boolean> proven = new CopyOnWriteArrayList<>();
+        HandshakeProofCheck rejoiningNode = (proof, ownRandom, spkiHash) -> proven.add(proof.isPresent()
+                && JoinServiceRoleProof.decode(proof.get()).provesFor(roleKey, ownRandom, spkiHash));
+        for (int handshake = 0; handshake < 2; handshake++) {
+            ManagedChannel channel = NettyChannelBuilder.forAddress("127.0.0.1", port).sslContext(AtlsContexts.client(
+                    OwnAttestation.by(nodes.good), ServerVerification.by(serverVerifier((byte) 0), rejoiningNode))).build();
+            try {
+                // An empty request: the handshake is what counts, and no disk gets bound to the test node's AK.
+                StatusRuntimeException refused = assertThrows(StatusRuntimeException.class, () -> JoinServiceGrpc
+                        .newBlockingStub(channel).withDeadlineAfter(30, TimeUnit.SECONDS)
+                        .issueJoinTicket(IssueJoinTicketRequest.getDefaultInstance()));
+                assertEquals(Status.Code.INVALID_ARGUMENT, refused.getStatus().getCode(), refused::toString);
+            } finally {
+                channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+            }
+        }
+        assertEquals(List.of(true, true), proven);
     }
 
     @Test

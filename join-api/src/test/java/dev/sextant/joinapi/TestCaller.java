@@ -2,6 +2,7 @@ package dev.sextant.joinapi;
 
 import dev.sextant.attestation.digest.Sha256;
 import dev.sextant.joinapi.identity.AtlsCallerIdentity;
+import dev.sextant.joinapi.identity.AttestedCaller;
 import dev.sextant.joinapi.identity.CallerIdentity;
 import dev.sextant.proto.v1.JoinServiceGrpc;
 import dev.sextant.serviceconfig.JoinServiceConfig;
@@ -29,10 +30,13 @@ import java.util.Optional;
 @Requires(property = JoinServiceConfig.ATLS_ENABLED, value = "false")
 public class TestCaller implements CallerIdentity, ServerInterceptor {
     static final Metadata.Key<String> HEADER = Metadata.Key.of("x-test-ak-name", Metadata.ASCII_STRING_MARSHALLER);
-    private static final Context.Key<byte[]> KEY = Context.key("test-ak-name");
+    static final Metadata.Key<String> IMAGE_HEADER = Metadata.Key.of("x-test-image-version", Metadata.ASCII_STRING_MARSHALLER);
+    /** The image a test caller's quote matched unless it names one: a policy of one image without a version. */
+    public static final String UNVERSIONED = "unversioned";
+    private static final Context.Key<AttestedCaller> KEY = Context.key("test-ak-name");
 
     @Override
-    public Optional<byte[]> current() {
+    public Optional<AttestedCaller> current() {
         return Optional.ofNullable(KEY.get());
     }
 
@@ -42,17 +46,25 @@ public class TestCaller implements CallerIdentity, ServerInterceptor {
         if (hex == null) {
             return next.startCall(call, headers);
         }
-        return Contexts.interceptCall(Context.current().withValue(KEY, HexFormat.of().parseHex(hex)), call, headers, next);
+        String image = headers.get(IMAGE_HEADER);
+        AttestedCaller caller = new AttestedCaller(HexFormat.of().parseHex(hex), image == null ? UNVERSIONED : image);
+        return Contexts.interceptCall(Context.current().withValue(KEY, caller), call, headers, next);
     }
 
     /** A stub that calls as the machine with this AK name (null: an unattested caller). */
     public static JoinServiceGrpc.JoinServiceBlockingStub as(ManagedChannel channel, byte[] akName) {
+        return as(channel, akName, UNVERSIONED);
+    }
+
+    /** A stub that calls as the machine with this AK name whose quote matched image {@code imageVersion}. */
+    public static JoinServiceGrpc.JoinServiceBlockingStub as(ManagedChannel channel, byte[] akName, String imageVersion) {
         JoinServiceGrpc.JoinServiceBlockingStub stub = JoinServiceGrpc.newBlockingStub(channel);
         if (akName == null) {
             return stub;
         }
         Metadata headers = new Metadata();
         headers.put(HEADER, HexFormat.of().formatHex(akName));
+        headers.put(IMAGE_HEADER, imageVersion);
         return stub.withInterceptors(MetadataUtils.newAttachHeadersInterceptor(headers));
     }
 

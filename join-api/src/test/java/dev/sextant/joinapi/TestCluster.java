@@ -8,6 +8,7 @@ import dev.sextant.attestation.policy.MeasurementsKey;
 import dev.sextant.attestation.policy.MeasurementSet;
 import dev.sextant.attestation.testkit.ScratchDirs;
 import dev.sextant.joinapi.binding.InMemoryBindingStoreDouble;
+import dev.sextant.keys.KeyDerivation;
 import dev.sextant.joinapi.measurements.PublishedSetWatcher;
 import dev.sextant.serviceconfig.JoinServiceConfig;
 import java.io.IOException;
@@ -112,6 +113,26 @@ public final class TestCluster implements AutoCloseable {
         Files.write(measurements, set.toJson());
         MeasurementsFile.sign(measurements, pem(signing.getPrivate()));
         Files.writeString(measurementsPublicKey, pem(configuredKey));
+    }
+
+    /** The cluster ID its join service derives: the KMS double's measurement secret over this cluster's salt. */
+    public byte[] clusterId() {
+        return KeyDerivation.clusterId(FakeKeyService.keyFor(KeyDerivation.MEASUREMENT_SECRET), salt);
+    }
+
+    /** The operator's set in force becomes {@code set} (unversioned), signed with the cluster's key. */
+    public void useMeasurements(Measurements set) throws Exception {
+        Files.write(measurements, set.toJson());
+        MeasurementsFile.sign(measurements, signingKeyPem);
+    }
+
+    /** The EK CA bundle becomes {@code cas}: the TPMs the service trusts are theirs. */
+    public void trustEkCas(X509Certificate... cas) throws IOException {
+        StringBuilder bundle = new StringBuilder();
+        for (X509Certificate ca : cas) {
+            bundle.append(pem(ca));
+        }
+        Files.writeString(ekCa, bundle);
     }
 
     public Map<String, String> properties() {

@@ -2,12 +2,14 @@ package dev.sextant.joinapi;
 
 import dev.sextant.attestation.testkit.ScratchDirs;
 import dev.sextant.etcd.client.EtcdClient;
+import dev.sextant.etcd.client.EtcdClientConfig;
 import dev.sextant.etcd.client.EtcdException;
 import dev.sextant.etcd.pki.EtcdTlsFiles;
 import dev.sextant.etcd.process.EtcdMemberConfig;
 import dev.sextant.etcd.process.EtcdProcess;
 import dev.sextant.etcd.testkit.EtcdInstalled;
 import dev.sextant.etcd.testkit.TestEtcdCluster;
+import dev.sextant.joinapi.clusterstore.EtcdConnection;
 import dev.sextant.joinapi.binding.InMemoryBindingStoreDouble;
 import dev.sextant.joinapi.measurements.PublishedSetWatcher;
 import dev.sextant.serviceconfig.JoinServiceConfig;
@@ -42,6 +44,7 @@ public final class TestClusterStore implements AutoCloseable {
     private final List<String> names = new ArrayList<>();
     private final EtcdClient admin;
     private final Map<String, EtcdProcess> running = new LinkedHashMap<>();
+    private final List<EtcdConnection> connections = new ArrayList<>();
     private final Thread killer = new Thread(this::killAll, "join-test-etcd-killer");
 
     public TestClusterStore(int members) {
@@ -161,6 +164,17 @@ public final class TestClusterStore implements AutoCloseable {
     }
 
     /**
+     * A connection to every member as the join service makes it, with its own client certificate named
+     * {@code clientName}, waiting {@link #JOIN_SERVICE_DEADLINE} per answer; closed with the store.
+     */
+    public synchronized EtcdConnection connection(String clientName) {
+        EtcdConnection connection = new EtcdConnection(new EtcdClientConfig(endpoints(), etcd.clientTls(clientName),
+                JOIN_SERVICE_DEADLINE));
+        connections.add(connection);
+        return connection;
+    }
+
+    /**
      * The settings of a join service that reaches every member with its own client certificate, and
      * waits at most {@code deadline} for each member's answer.
      */
@@ -186,6 +200,9 @@ public final class TestClusterStore implements AutoCloseable {
 
     @Override
     public void close() throws InterruptedException {
+        synchronized (this) {
+            connections.forEach(EtcdConnection::close);
+        }
         etcd.close();
         List<EtcdProcess> processes;
         synchronized (this) {

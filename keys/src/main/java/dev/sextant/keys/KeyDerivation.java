@@ -27,6 +27,13 @@ public final class KeyDerivation {
      * private key, so a service that hands out data keys cannot hand out the operator's identity.
      */
     public static final String OPERATOR_CREDENTIAL_INFO = "sextant operator credential v1";
+    /**
+     * HKDF info of the join service role key's Ed25519 seed: the key a control plane's join service
+     * proves its role with in every handshake (docs/security.md, "Rejoin knows its cluster"). Outside
+     * the {@code "key-"} space for the same reason as the operator's: no data-key request returns it,
+     * so only holders of the master secret (control planes, the operator) have it; workers do not.
+     */
+    public static final String JOIN_SERVICE_ROLE_INFO = "sextant join service role v1";
 
     /** RFC 5869 caps the output at 255 hash lengths. */
     public static final int MAX_OUTPUT_BYTES = 255 * 32;
@@ -61,6 +68,12 @@ public final class KeyDerivation {
      */
     public byte[] operatorCredentialSeed() {
         byte[] info = OPERATOR_CREDENTIAL_INFO.getBytes(StandardCharsets.UTF_8);
+        return expand(HKDFParameters.skipExtractParameters(prk, info), KEY_BYTES);
+    }
+
+    /** The 32-byte Ed25519 seed of the join service role key: HKDF with info {@link #JOIN_SERVICE_ROLE_INFO}. */
+    public byte[] joinServiceRoleSeed() {
+        byte[] info = JOIN_SERVICE_ROLE_INFO.getBytes(StandardCharsets.UTF_8);
         return expand(HKDFParameters.skipExtractParameters(prk, info), KEY_BYTES);
     }
 

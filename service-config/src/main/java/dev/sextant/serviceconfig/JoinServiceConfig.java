@@ -26,8 +26,9 @@ import java.util.Properties;
  * @param kubernetesVersion   version joining nodes install (empty: unspecified)
  * @param measurementSaltFile the salt {@code sextant init} derived the cluster ID with
  * @param tokenTtl            lifetime of a bootstrap token
- * @param memberCertificateValidity lifetime of a member's discovery certificate; the node keeps it on its
- *                            encrypted disk and uses it on every later boot, so it spans the node's life
+ * @param memberCertificateValidity lifetime of a member's discovery certificate (default an hour): the
+ *                            re-attestation holder renews it after each successful round, so a member that
+ *                            is not re-attested loses its identity by itself (docs/re-attestation.md)
  * @param ca                  the cluster CA nodes pin (and, for kubeadm, sign kubelet certificates with)
  * @param controlPlaneDir     files a joining control plane receives
  * @param measurements        the signed measurements joining nodes are checked against
@@ -93,6 +94,7 @@ public record JoinServiceConfig(
     public static final String INIT_NODE_AK_NAME = PREFIX + "init-node.ak-name";
     public static final String INIT_NODE_NODE_NAME = PREFIX + "init-node.node-name";
     public static final String INIT_NODE_DISK_UUIDS = PREFIX + "init-node.disk-uuids";
+    public static final String INIT_NODE_VERIFY_ENDPOINT = PREFIX + "init-node.verify-endpoint";
     public static final String CONTROL_PLANES = PREFIX + "control-planes";
     public static final String MASTER_SECRET_FILE = PREFIX + "master-secret.file";
     public static final String MASTER_SECRET_SALT_FILE = PREFIX + "master-secret.salt-file";
@@ -108,7 +110,7 @@ public record JoinServiceConfig(
             KUBERNETES_ENABLED, KUBERNETES_DISTRIBUTION, KUBERNETES_BASE_PATH, KUBERNETES_NAMESPACE, KUBERNETES_TIMEOUT,
             API_SERVER_ENDPOINT, KUBERNETES_VERSION, MEASUREMENT_SALT_FILE, TOKEN_TTL, MEMBER_CERTIFICATE_VALIDITY, CA_CERT_FILE, CA_KEY_FILE,
             CONTROL_PLANE_DIR, MEASUREMENTS_FILE, MEASUREMENTS_PUBLIC_KEY_FILE, MEASUREMENTS_POLL_INTERVAL,
-            EK_CA_FILE, INSECURE_TRUST_ANY_AK, INIT_NODE_AK_NAME, INIT_NODE_NODE_NAME, INIT_NODE_DISK_UUIDS, CONTROL_PLANES,
+            EK_CA_FILE, INSECURE_TRUST_ANY_AK, INIT_NODE_AK_NAME, INIT_NODE_NODE_NAME, INIT_NODE_DISK_UUIDS, INIT_NODE_VERIFY_ENDPOINT, CONTROL_PLANES,
             MASTER_SECRET_FILE, MASTER_SECRET_SALT_FILE);
 
     public JoinServiceConfig {
@@ -258,8 +260,14 @@ public record JoinServiceConfig(
      * @param nodeName  its node name
      * @param diskUuids its state disk's UUID first, then its data volumes'
      */
-    public record InitNode(String akNameHex, String nodeName, List<String> diskUuids) {
+    public record InitNode(String akNameHex, String nodeName, List<String> diskUuids, String verifyEndpoint) {
+        /** Without an endpoint: the re-attestation duty asks the init node once its first rejoin reported one. */
+        public InitNode(String akNameHex, String nodeName, List<String> diskUuids) {
+            this(akNameHex, nodeName, diskUuids, "");
+        }
+
         public InitNode {
+            Objects.requireNonNull(verifyEndpoint, "verifyEndpoint (\"\" when unknown)");
             Objects.requireNonNull(akNameHex, "akNameHex");
             Objects.requireNonNull(nodeName, "nodeName");
             diskUuids = List.copyOf(diskUuids);

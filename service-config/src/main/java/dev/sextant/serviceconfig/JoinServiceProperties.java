@@ -40,7 +40,7 @@ final class JoinServiceProperties {
     static final Duration DEFAULT_KUBERNETES_TIMEOUT = Duration.ofSeconds(5);
     static final String DEFAULT_MEASUREMENT_SALT_FILE = "/var/config/measurementSalt";
     static final Duration DEFAULT_TOKEN_TTL = Duration.ofMinutes(15);
-    static final Duration DEFAULT_MEMBER_CERTIFICATE_VALIDITY = Duration.ofDays(3650);
+    static final Duration DEFAULT_MEMBER_CERTIFICATE_VALIDITY = Duration.ofHours(1);
     static final String DEFAULT_CA_CERT_FILE = "/var/run/secrets/kubernetes.io/serviceaccount/ca.crt";
     static final String DEFAULT_CA_KEY_FILE = "/etc/kubernetes/pki/ca.key";
     static final String DEFAULT_CONTROL_PLANE_DIR = "/etc/kubernetes/pki";
@@ -109,7 +109,7 @@ final class JoinServiceProperties {
                     + " must be set together");
         }
         List<String> uuids = Arrays.stream(disks.get().split(",")).map(String::strip).filter(s -> !s.isEmpty()).toList();
-        return Optional.of(new InitNode(ak.get(), name.get(), uuids));
+        return Optional.of(new InitNode(ak.get(), name.get(), uuids, r.text(INIT_NODE_VERIFY_ENDPOINT).orElse("")));
     }
 
     /** Every setting, defaults included; an absent optional setting is left out. */
@@ -152,6 +152,9 @@ final class JoinServiceProperties {
             p.put(INIT_NODE_AK_NAME, n.akNameHex());
             p.put(INIT_NODE_NODE_NAME, n.nodeName());
             p.put(INIT_NODE_DISK_UUIDS, String.join(",", n.diskUuids()));
+            if (!n.verifyEndpoint().isEmpty()) {
+                p.put(INIT_NODE_VERIFY_ENDPOINT, n.verifyEndpoint());
+            }
         });
         p.put(CONTROL_PLANES, Integer.toString(c.controlPlanes()));
         c.masterSecret().ifPresent(m -> {

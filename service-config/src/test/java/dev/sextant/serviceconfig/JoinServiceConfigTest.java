@@ -45,7 +45,8 @@ class JoinServiceConfigTest {
                 .atls(new JoinServiceConfig.Atls(true, Optional.of("device:/dev/tpmrm0"), Path.of("/nonexistent")))
                 .apiServerEndpoint("10.0.0.1:6443")
                 .initNode(Optional.of(new JoinServiceConfig.InitNode("000b" + "ab".repeat(32), "control-plane-0",
-                        List.of("6f1c3e0a-1b2c-4d5e-8f90-123456789abc"))))
+                        List.of("6f1c3e0a-1b2c-4d5e-8f90-123456789abc"), "10.0.2.2:40123")))
+                .memberCertificateValidity(Duration.ofMinutes(90))
                 .masterSecret(Optional.of(new JoinServiceConfig.MasterSecret(Path.of("/s/kms/mastersecret"), Path.of("/s/kms/salt"))))
                 .build();
         assertEquals(c, JoinServiceConfig.from(c.toProperties()));

@@ -12,9 +12,10 @@ public final class NvIndices {
      */
     public static final int REMEMBERED_DISK = 0x01381002;
     /**
-     * The second place of that record: an upgraded node re-records its predecessor's record under its
-     * own write policy here (or back at {@link #REMEMBERED_DISK}, whichever the old one is not in)
-     * before it removes the old one, so a crash between the two leaves a record to unlock with.
+     * The second slot of that record: an upgraded node re-records its predecessor's record under its
+     * own write policy here (or back at {@link #REMEMBERED_DISK}, whichever the accepted one is not in)
+     * and keeps the predecessor's, so a node rolled back to its old image still unlocks; the next
+     * upgrade overwrites the older of the two.
      */
     public static final int REMEMBERED_DISK_NEXT = 0x01381003;
 

@@ -3,6 +3,7 @@ package dev.sextant.attestation.policy;
 import dev.sextant.attestation.Variant;
 
 import java.util.ArrayList;
+import java.security.MessageDigest;
 import java.util.Arrays;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -95,7 +96,10 @@ public record MeasurementSet(long version, Variant variant, List<ImageMeasuremen
 
     /**
      * Which image the quoted PCRs are: the first admitted image whose enforced values all match, else a
-     * retired one that matches, else the mismatches against each admitted image.
+     * retired one whose image PCRs (4, 9, 11) match, else the mismatches against each admitted image. A
+     * retired image is known by what it booted alone, whatever the node's PCR 12, 13 and 15 say: the host
+     * that boots a node from an old disk gets the refusal naming the retired version also before the node
+     * is locked (PCR 15 still zero), and a retired match refuses, so it can never admit more.
      */
     public ImageMatch match(Map<Integer, byte[]> quotedSha256) {
         Map<String, List<String>> failures = new LinkedHashMap<>();
@@ -107,7 +111,7 @@ public record MeasurementSet(long version, Variant variant, List<ImageMeasuremen
             failures.put(image.imageVersion(), c.failures());
         }
         for (ImageMeasurements image : retired) {
-            if (image.measurements().compare(quotedSha256).passed()) {
+            if (imagePcrsMatch(image.measurements(), quotedSha256)) {
                 return new ImageMatch.Retired(image, version);
             }
         }
@@ -149,6 +153,16 @@ public record MeasurementSet(long version, Variant variant, List<ImageMeasuremen
     /** The canonical JSON (format 2). */
     public byte[] toJson() {
         return MeasurementSetJson.write(this);
+    }
+
+    private static boolean imagePcrsMatch(Measurements image, Map<Integer, byte[]> quotedSha256) {
+        for (int pcr : IMAGE_PCRS) {
+            ExpectedValue expected = image.measurements().get(pcr);
+            if (expected == null || !MessageDigest.isEqual(expected.expected(), quotedSha256.get(pcr))) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private static boolean sameImagePcrs(Measurements a, Measurements b) {

@@ -99,6 +99,19 @@ class MeasurementSetTest {
         assertTrue(none.sentence().contains("; image 2.0: PCR 4 (sha256)"), none.sentence());
     }
 
+    @Test
+    @DisplayName("names a retired image by its PCR 4, 9 and 11 alone: a node the host booted from an old disk is told so"
+            + " also before its lock, when the cluster's set expects PCR 15 marked and the node's is still zero")
+    void retiredImageKnownByItsImagePcrs() throws Exception {
+        MeasurementSet cluster = parse(ROLLOUT).enforcing(15, HexFormat.of().parseHex("15".repeat(32)));
+
+        ImageMatch.Retired retired = assertInstanceOf(ImageMatch.Retired.class, cluster.match(quoted("99")));
+        assertEquals("0.9", retired.image().imageVersion());
+        // An admitted image still needs every enforced PCR: the same unlocked node on 2.0 is a mismatch, not admitted.
+        ImageMatch.Mismatch unlocked = assertInstanceOf(ImageMatch.Mismatch.class, cluster.match(quoted("bb")));
+        assertTrue(unlocked.sentence().contains("PCR 15"), unlocked.sentence());
+    }
+
     @ParameterizedTest(name = "rejects {0}")
     @CsvSource(delimiter = '|', textBlock = """
             another format                      | {"format": 3, "variant": "qemu-vtpm", "images": []}                            | "format" must be 2

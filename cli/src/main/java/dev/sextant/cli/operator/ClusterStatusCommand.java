@@ -1,19 +1,13 @@
 package dev.sextant.cli.operator;
 
 import dev.sextant.cli.failure.ExitCodes;
-import dev.sextant.cli.failure.Rejections;
-import dev.sextant.cli.remote.ConnectionFailures;
 import dev.sextant.proto.v1.ClusterStatusRequest;
-import dev.sextant.cli.remote.NodeEndpoint;
 import dev.sextant.proto.v1.NodeAttestationStatus;
 import dev.sextant.proto.v1.OperatorServiceGrpc;
-import com.google.protobuf.ByteString;
-import io.grpc.StatusRuntimeException;
 import java.io.PrintWriter;
-import java.time.Duration;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.Callable;
-import java.util.concurrent.TimeUnit;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -39,26 +33,19 @@ public final class ClusterStatusCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
         try (OperatorConnection connection = options.connection()) {
-            if (!connection.connect(options.timeout())) {
-                out.println(Rejections.line(connection.rejection().orElseThrow()));
+            OperatorCall operator = new OperatorCall(connection, options.endpoint(), options.timeout());
+            if (!operator.connect(out)) {
                 return ExitCodes.REJECTED;
             }
-            lines(nodes(connection, options.endpoint(), options.timeout())).forEach(out::println);
+            lines(nodes(operator)).forEach(out::println);
             return ExitCodes.OK;
         }
     }
 
-    /** Every node's state, asked on {@code connection} (connected: the join service verified) with the operator's proof. */
-    public static List<NodeAttestationStatus> nodes(OperatorConnection connection, NodeEndpoint endpoint, Duration timeout) {
-        ClusterStatusRequest unsigned = ClusterStatusRequest.getDefaultInstance();
-        ClusterStatusRequest request = unsigned.toBuilder().setProof(ByteString.copyFrom(connection.prove(
-                OperatorServiceGrpc.getClusterStatusMethod().getFullMethodName(), unsigned.toByteArray()))).build();
-        try {
-            return OperatorServiceGrpc.newBlockingStub(connection.channel())
-                    .withDeadlineAfter(timeout.toMillis(), TimeUnit.MILLISECONDS).clusterStatus(request).getNodesList();
-        } catch (StatusRuntimeException e) {
-            throw ConnectionFailures.describe(endpoint, e, timeout);
-        }
+    /** Every node's state, asked with the operator's proof ({@code operator} connected: the join service verified). */
+    public static List<NodeAttestationStatus> nodes(OperatorCall operator) {
+        return operator.call(OperatorServiceGrpc.getClusterStatusMethod(), ClusterStatusRequest.getDefaultInstance(),
+                (unsigned, proof) -> unsigned.toBuilder().setProof(proof).build(), Set.of()).getNodesList();
     }
 
     /** One line per node, columns aligned: name, role, image version, last attested, state, reason. */

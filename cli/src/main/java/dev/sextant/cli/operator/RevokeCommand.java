@@ -1,18 +1,13 @@
 package dev.sextant.cli.operator;
 
-import com.google.protobuf.ByteString;
-import dev.sextant.cli.failure.CliFailure;
 import dev.sextant.cli.failure.ExitCodes;
-import dev.sextant.cli.failure.Rejections;
-import dev.sextant.cli.remote.ConnectionFailures;
 import dev.sextant.proto.v1.OperatorServiceGrpc;
 import dev.sextant.proto.v1.RevokeRequest;
 import dev.sextant.proto.v1.RevokeResponse;
 import io.grpc.Status;
-import io.grpc.StatusRuntimeException;
 import java.io.PrintWriter;
+import java.util.Set;
 import java.util.concurrent.Callable;
-import java.util.concurrent.TimeUnit;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -41,23 +36,15 @@ public final class RevokeCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
         try (OperatorConnection connection = options.connection()) {
-            if (!connection.connect(options.timeout())) {
-                out.println(Rejections.line(connection.rejection().orElseThrow()));
+            OperatorCall operator = new OperatorCall(connection, options.endpoint(), options.timeout());
+            if (!operator.connect(out)) {
                 return ExitCodes.REJECTED;
             }
-            RevokeRequest unsigned = RevokeRequest.newBuilder().setNode(node).build();
-            RevokeRequest request = unsigned.toBuilder().setProof(ByteString.copyFrom(connection.prove(
-                    OperatorServiceGrpc.getRevokeMethod().getFullMethodName(), unsigned.toByteArray()))).build();
-            RevokeResponse revoked;
-            try {
-                revoked = OperatorServiceGrpc.newBlockingStub(connection.channel())
-                        .withDeadlineAfter(options.timeout().toMillis(), TimeUnit.MILLISECONDS).revoke(request);
-            } catch (StatusRuntimeException e) {
-                if (e.getStatus().getCode() == Status.Code.NOT_FOUND || e.getStatus().getCode() == Status.Code.INVALID_ARGUMENT) {
-                    throw new CliFailure(String.valueOf(e.getStatus().getDescription()), e);
-                }
-                throw ConnectionFailures.describe(options.endpoint(), e, options.timeout());
-            }
+            // An unknown node or a bad name is the service's answer to the operator, told as it is.
+            RevokeResponse revoked = operator.call(OperatorServiceGrpc.getRevokeMethod(),
+                    RevokeRequest.newBuilder().setNode(node).build(),
+                    (unsigned, proof) -> unsigned.toBuilder().setProof(proof).build(),
+                    Set.of(Status.Code.NOT_FOUND, Status.Code.INVALID_ARGUMENT));
             out.println(revoked.getAlreadyRevoked()
                     ? "node " + revoked.getNode() + " was revoked already, at " + revoked.getRevokedAt() + ": " + revoked.getReason()
                     : "revoked node " + revoked.getNode() + " at " + revoked.getRevokedAt() + " (" + revoked.getReason() + ")");

@@ -15,6 +15,7 @@ import dev.sextant.cli.input.PemKeys;
 import dev.sextant.cli.input.VerifierOptions;
 import dev.sextant.cli.measurements.MeasurementsPublisher;
 import dev.sextant.cli.operator.ClusterStatusCommand;
+import dev.sextant.cli.operator.OperatorCall;
 import dev.sextant.cli.operator.OperatorConnection;
 import dev.sextant.cli.operator.OperatorOptions;
 import dev.sextant.cli.remote.NodeEndpoint;
@@ -266,11 +267,11 @@ public final class UpgradeImageCommand implements Callable<Integer> {
         while (true) {
             List<NodeAttestationStatus> nodes;
             try (OperatorConnection connection = new OperatorConnection(endpoint, verifier, credential)) {
-                if (!connection.connect(CALL_TIMEOUT)) {
-                    console.println(Rejections.line(connection.rejection().orElseThrow()));
+                OperatorCall operator = new OperatorCall(connection, endpoint, CALL_TIMEOUT);
+                if (!operator.connect(console)) {
                     throw new ServiceRejectedDuringWait();
                 }
-                nodes = ClusterStatusCommand.nodes(connection, endpoint, CALL_TIMEOUT);
+                nodes = ClusterStatusCommand.nodes(operator);
                 unreachable = null;
             } catch (CliFailure e) {
                 if (!e.getMessage().equals(unreachable)) {

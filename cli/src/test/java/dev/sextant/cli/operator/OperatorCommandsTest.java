@@ -3,7 +3,16 @@ package dev.sextant.cli.operator;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.sextant.joinapi.FakeKeyService;
+import dev.sextant.keys.KeyDerivation;
+import dev.sextant.keys.member.DiscoveryCa;
+import dev.sextant.keys.member.MemberKey;
+import dev.sextant.keys.member.RevocationList;
+import java.nio.file.Files;
+import java.security.SecureRandom;
 import java.time.Instant;
+import java.util.Base64;
+import java.util.HexFormat;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
@@ -17,6 +26,8 @@ import org.junit.jupiter.api.TestInstance;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class OperatorCommandsTest {
     private RunningJoinService join;
+    /** The discovery key worker-0's member certificate certifies, as its join ticket kept it. */
+    private final byte[] workerKey = MemberKey.generate(new SecureRandom()).publicKey();
 
     @BeforeAll
     void start() throws Exception {
@@ -26,6 +37,7 @@ class OperatorCommandsTest {
         join.bind("worker-1", "aa03", "worker");
         join.attested("cp-0", Instant.now().minusSeconds(12), "1.4.0");
         join.attested("worker-0", Instant.now().minusSeconds(40), "1.3.0");
+        join.admin.put(RunningJoinService.V1 + "nodes/worker-0/member-key", HexFormat.of().formatHex(workerKey));
     }
 
     @AfterAll
@@ -58,8 +70,8 @@ class OperatorCommandsTest {
     }
 
     @Test
-    @DisplayName("revoke NODE revokes its machine's AK (OPERATOR): cluster status shows it revoked, and a second revoke keeps the first")
-    void revoke() {
+    @DisplayName("revoke NODE revokes its machine's AK (OPERATOR): cluster status shows it revoked, the discovery CA's list in revocations/list names its member key, and a second revoke keeps the first")
+    void revoke() throws Exception {
         RunningJoinService.Run run = join.operator("revoke", "worker-0");
         assertEquals(0, run.exit(), run.err());
         assertTrue(run.out().startsWith("revoked node worker-0 at "), run.out());
@@ -70,6 +82,13 @@ class OperatorCommandsTest {
         assertEquals("revoked", worker.get(4));
         assertEquals("OPERATOR", worker.get(5));
         assertEquals("1.3.0", worker.get(2), "what the last round found is kept");
+
+        byte[] clusterId = KeyDerivation.clusterId(FakeKeyService.keyFor(KeyDerivation.MEASUREMENT_SECRET),
+                Files.readAllBytes(join.cluster.dir.resolve("measurementSalt")));
+        RevocationList list = RevocationList.verify(Base64.getDecoder().decode(join.admin.get(RunningJoinService.V1 + "revocations/list")
+                .orElseThrow()), new DiscoveryCa(FakeKeyService.keyFor(KeyDerivation.DISCOVERY_CA)).publicKey(), clusterId);
+        assertTrue(list.revokes(workerKey), "worker-0's member key is on the list");
+        assertEquals(Long.parseLong(join.admin.get(RunningJoinService.V1 + "revocations/version").orElseThrow()), list.version());
 
         RunningJoinService.Run again = join.operator("revoke", "worker-0");
         assertEquals(0, again.exit(), again.err());

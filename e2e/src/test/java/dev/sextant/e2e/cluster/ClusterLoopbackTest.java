@@ -22,6 +22,7 @@ import java.util.concurrent.Future;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import dev.sextant.etcd.testkit.EtcdInstalled;
+import dev.sextant.etcd.testkit.LoopbackPorts;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
@@ -86,11 +87,12 @@ class ClusterLoopbackTest {
         if (!disks) {
             System.out.println("cluster test: cryptsetup is missing; the nodes run without a state disk");
         }
-        nodeA = new ClusterNode("node-a", dir, procs, repo, disks);
-        nodeB = new ClusterNode("node-b", dir, procs, repo, disks);
-        nodeC = new ClusterNode("node-c", dir, procs, repo, disks);
-        serviceTpm = new ClusterNode("join-service-tpm", dir, procs, repo, false);
-        services = new ControlPlaneServices(procs, repo, dir);
+        LoopbackPorts ports = new LoopbackPorts();
+        nodeA = new ClusterNode("node-a", dir, procs, repo, ports, disks);
+        nodeB = new ClusterNode("node-b", dir, procs, repo, ports, disks);
+        nodeC = new ClusterNode("node-c", dir, procs, repo, ports, disks);
+        serviceTpm = new ClusterNode("join-service-tpm", dir, procs, repo, ports, false);
+        services = new ControlPlaneServices(procs, repo, ports, dir);
         System.out.println("cluster test: logs in " + dir);
     }
 

@@ -1,7 +1,7 @@
 package dev.sextant.e2e.cluster;
 
 import dev.sextant.attestation.testkit.ScratchDirs;
-import dev.sextant.localcluster.qemu.FreePort;
+import dev.sextant.etcd.testkit.LoopbackPorts;
 import java.io.IOException;
 import java.io.RandomAccessFile;
 import java.nio.charset.StandardCharsets;
@@ -28,13 +28,13 @@ final class ClusterNode {
     static final Duration CLI_TIMEOUT = Duration.ofSeconds(60);
     final String name;
     final Path dir;
-    final int tpmPort = Waits.freePortPair();
-    final int ctrlPort = tpmPort + 1;
-    final int grpcPort = FreePort.pick();
-    final int recoveryPort = FreePort.pick();
+    final int tpmPort;
+    final int ctrlPort;
+    final int grpcPort;
+    final int recoveryPort;
     /** The node's own etcd member (init in Kubernetes mode starts it before k3s), on ports of its own. */
-    private final int etcdClientPort = FreePort.pick();
-    private final int etcdPeerPort = FreePort.pick();
+    private final int etcdClientPort;
+    private final int etcdPeerPort;
     final boolean withDisk;
     private Process tpm;
     private Process bootstrapper;
@@ -43,8 +43,18 @@ final class ClusterNode {
     private final Procs procs;
     private final Repo repo;
 
-    ClusterNode(String name, Path clusterDir, Procs procs, Repo repo, boolean withDisk) throws IOException {
+    /**
+     * Its ports are picked now and bound phases later, so they come from the test's one {@code ports}:
+     * two picks on their own may return the same free port, and the later process then cannot bind it.
+     */
+    ClusterNode(String name, Path clusterDir, Procs procs, Repo repo, LoopbackPorts ports, boolean withDisk) throws IOException {
         this.name = name;
+        this.tpmPort = ports.pair();
+        this.ctrlPort = tpmPort + 1;
+        this.grpcPort = ports.next();
+        this.recoveryPort = ports.next();
+        this.etcdClientPort = ports.next();
+        this.etcdPeerPort = ports.next();
         this.dir = Files.createDirectories(clusterDir.resolve(name));
         this.procs = procs;
         this.repo = repo;

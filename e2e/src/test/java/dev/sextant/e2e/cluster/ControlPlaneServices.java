@@ -2,8 +2,8 @@ package dev.sextant.e2e.cluster;
 
 import dev.sextant.etcd.client.EtcdClient;
 import dev.sextant.etcd.pki.EtcdTlsFiles;
+import dev.sextant.etcd.testkit.LoopbackPorts;
 import dev.sextant.etcd.testkit.TestEtcdCluster;
-import dev.sextant.localcluster.qemu.FreePort;
 import com.sun.security.auth.module.UnixSystem;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -39,13 +39,16 @@ final class ControlPlaneServices implements AutoCloseable {
     private final Path dir;
     /** Under /tmp: a socket's path has at most 107 bytes, which a path in the build tree can exceed. */
     private final Path kmsSocket;
-    final int joinPort = FreePort.pick();
+    private final LoopbackPorts ports;
+    final int joinPort;
     private Path etcdDir;
     private TestEtcdCluster etcd;
     private EtcdClient etcdReader;
 
-    ControlPlaneServices(Procs procs, Repo repo, Path clusterDir) throws IOException {
+    ControlPlaneServices(Procs procs, Repo repo, LoopbackPorts ports, Path clusterDir) throws IOException {
         this.procs = procs;
+        this.ports = ports;
+        this.joinPort = ports.next();
         this.repo = repo;
         this.dir = Files.createDirectories(clusterDir.resolve("control-plane"));
         this.kmsSocket = Files.createTempDirectory("sextant-e2e-kms").resolve("kms").resolve("kms.sock");
@@ -73,7 +76,7 @@ final class ControlPlaneServices implements AutoCloseable {
         Files.write(dir.resolve("salt"), secret.get("salt").binaryValue());
         Files.write(dir.resolve("measurementSalt"), secret.get("measurementSalt").binaryValue());
         // The join service runs as this test's uid, the one the KMS answers.
-        KmsConfig kms = KmsConfig.of(FreePort.pick(), kmsSocket, Set.of((int) new UnixSystem().getUid()), dir.resolve("mastersecret"),
+        KmsConfig kms = KmsConfig.of(ports.next(), kmsSocket, Set.of((int) new UnixSystem().getUid()), dir.resolve("mastersecret"),
                 dir.resolve("salt"));
         procs.start("kms", repo.service("kms", "dev.sextant.kms.Application", systemProperties(kms.toProperties())), Map.of());
     }
@@ -88,7 +91,7 @@ final class ControlPlaneServices implements AutoCloseable {
                 ? Files.createTempDirectory(SHM, "sextant-e2e-etcd-") : Files.createTempDirectory("sextant-e2e-etcd-");
         byte[] seed = new byte[32];
         new SecureRandom().nextBytes(seed);
-        etcd = new TestEtcdCluster(etcdDir, seed);
+        etcd = new TestEtcdCluster(etcdDir, seed, ports);
         etcd.startFirst("cp-0");
         etcdReader = etcd.client("e2e-reader", "cp-0");
     }
@@ -111,7 +114,7 @@ final class ControlPlaneServices implements AutoCloseable {
         JoinServiceConfig defaults = JoinServiceConfig.defaults();
         EtcdTlsFiles etcdTls = etcd.clientTls("join-service");
         JoinServiceConfig config = defaults.toBuilder()
-                .ports(ServerPorts.of(joinPort, FreePort.pick()))
+                .ports(ServerPorts.of(joinPort, ports.next()))
                 .etcd(new JoinServiceConfig.Etcd(List.of(etcd.member("cp-0").clientUrl()), etcdTls.caFile(), etcdTls.certFile(),
                         etcdTls.keyFile(), defaults.etcd().deadline()))
                 .kms(new JoinServiceConfig.Kms(kmsSocket, defaults.kms().deadline()))

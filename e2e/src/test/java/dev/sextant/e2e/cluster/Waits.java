@@ -1,10 +1,7 @@
 package dev.sextant.e2e.cluster;
 
-import dev.sextant.localcluster.qemu.FreePort;
-
 import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -15,6 +12,8 @@ import java.util.regex.Pattern;
 
 /** Bounded waits: each names what it waited for and the log to read when it times out. */
 final class Waits {
+    private static final int TAIL_LINES = 30;
+
     private Waits() {
     }
 
@@ -23,7 +22,7 @@ final class Waits {
         while (!condition.getAsBoolean()) {
             if (System.nanoTime() > deadline) {
                 throw new AssertionError("timed out after " + timeout.toSeconds() + " s waiting for " + what
-                        + "; see " + log);
+                        + "; see " + log + tail(log));
             }
             Thread.sleep(100);
         }
@@ -34,6 +33,16 @@ final class Waits {
         Pattern pattern = Pattern.compile(regex);
         until(timeout, what, log, () -> !lines(log, pattern).isEmpty());
         return lines(log, pattern);
+    }
+
+    /**
+     * The log's last lines, for the failure message: CI keeps the message, not the files it names
+     * (a bootstrapper that could not start says why in its last lines).
+     */
+    private static String tail(Path log) {
+        List<String> all = lines(log, Pattern.compile(""));
+        return all.isEmpty() ? " (empty or missing)"
+                : ", which ends:\n" + String.join("\n", all.subList(Math.max(0, all.size() - TAIL_LINES), all.size()));
     }
 
     static List<String> lines(Path log, Pattern pattern) {
@@ -55,18 +64,5 @@ final class Waits {
                 return false;
             }
         });
-    }
-
-    /** A free port P whose successor is free too: the swtpm TCTI of tpm2-tools expects the control port at P+1. */
-    static int freePortPair() {
-        for (int tries = 0; tries < 50; tries++) {
-            int port = FreePort.pick();
-            try (ServerSocket next = new ServerSocket(port + 1, 0, java.net.InetAddress.getLoopbackAddress())) {
-                return port;
-            } catch (IOException taken) {
-                // Try another pair.
-            }
-        }
-        throw new IllegalStateException("no two consecutive free loopback ports in 50 tries");
     }
 }

@@ -172,8 +172,15 @@ final class EndpointChannels implements AutoCloseable {
     /** Whether another member may well answer what this one could not. */
     private static boolean elsewhere(StatusRuntimeException e) {
         Status.Code code = e.getStatus().getCode();
+        String description = String.valueOf(e.getStatus().getDescription());
+        // A member that was just removed, or is shutting down, answers "raft: stopped": it proposed nothing,
+        // so asking the next member is safe for every call (seen in CI during a racing member removal).
         return code == Status.Code.UNAVAILABLE || code == Status.Code.DEADLINE_EXCEEDED
-                || String.valueOf(e.getStatus().getDescription()).contains("not supported for learner");
+                || description.contains("not supported for learner") || stopped(description);
+    }
+
+    private static boolean stopped(String description) {
+        return description.contains("raft: stopped") || description.contains("etcdserver: server stopped");
     }
 
     EtcdException.Failure failure(String endpoint, StatusRuntimeException e) {
@@ -189,6 +196,9 @@ final class EndpointChannels implements AutoCloseable {
         }
         if (description.contains("etcdserver: request timed out")) {
             return "etcd did not commit in time: no quorum, or the leader just changed (" + description + ")";
+        }
+        if (stopped(description)) {
+            return "the member stopped: it was removed, or is shutting down (" + description + ")";
         }
         if (description.contains("not supported for learner")) {
             return "the member is a learner, which serves no such call (" + description + ")";

@@ -78,6 +78,30 @@ public final class EtcdClient implements AutoCloseable {
     }
 
     /**
+     * Several keys with their modification revisions, read at one revision (a transaction of reads only, one
+     * round trip): what a caller that decides on several keys at once must see, never one key before another's
+     * write and the other after it. Absent keys are left out.
+     */
+    public Map<String, Versioned> getAllVersioned(List<String> keys) {
+        if (keys.isEmpty()) {
+            throw new IllegalArgumentException("a read needs at least one key");
+        }
+        List<String> reads = List.copyOf(keys);
+        TxnRequest.Builder txn = TxnRequest.newBuilder();
+        reads.forEach(key -> txn.addSuccess(RequestOp.newBuilder().setRequestRange(RangeRequest.newBuilder().setKey(bytes(key)))));
+        TxnResponse response = channels.call("read of " + reads.size() + " keys", c -> kv(c).txn(txn.build()));
+        Map<String, Versioned> values = new LinkedHashMap<>();
+        for (int i = 0; i < reads.size(); i++) {
+            RangeResponse range = response.getResponses(i).getResponseRange();
+            if (range.getKvsCount() > 0) {
+                KeyValue kv = range.getKvs(0);
+                values.put(reads.get(i), new Versioned(text(kv.getValue()), kv.getModRevision()));
+            }
+        }
+        return values;
+    }
+
+    /**
      * Writes {@code value} at {@code key} only if the key was last modified at {@code modRevision} (0: only if
      * it is absent), in one transaction: a compare-and-swap. False when another writer came first.
      */
@@ -284,6 +308,31 @@ public final class EtcdClient implements AutoCloseable {
             }
         }
         return new ConditionalWrite(response.getSucceeded(), response.getHeader().getRevision(), values);
+    }
+
+    /**
+     * Every key under each of {@code prefixes} with its value and modification revision, all read at one
+     * revision (a transaction of range reads only, one round trip): a caller that joins several prefixes sees
+     * none of them before a write and another after it. Keys in the order of the prefixes, each prefix's in key
+     * order (as bytes); a key under two of the prefixes appears once.
+     */
+    public Map<String, Versioned> getPrefixesVersioned(List<String> prefixes) {
+        if (prefixes.isEmpty()) {
+            throw new IllegalArgumentException("a read needs at least one prefix");
+        }
+        TxnRequest.Builder txn = TxnRequest.newBuilder();
+        for (String prefix : prefixes) {
+            ByteString start = bytes(prefix);
+            txn.addSuccess(RequestOp.newBuilder().setRequestRange(RangeRequest.newBuilder().setKey(start).setRangeEnd(prefixEnd(start))));
+        }
+        TxnResponse response = channels.call("read of " + prefixes.size() + " prefixes", c -> kv(c).txn(txn.build()));
+        Map<String, Versioned> values = new LinkedHashMap<>();
+        for (int i = 0; i < prefixes.size(); i++) {
+            for (KeyValue kv : response.getResponses(i).getResponseRange().getKvsList()) {
+                values.putIfAbsent(text(kv.getKey()), new Versioned(text(kv.getValue()), kv.getModRevision()));
+            }
+        }
+        return values;
     }
 
     /** Every key under {@code prefix} with its value, in key order (as bytes), read at one revision. */

@@ -71,6 +71,22 @@ class OneMemberClusterTest {
     }
 
     @Test
+    @DisplayName("several prefixes are read with their keys' revisions in one round trip, in the prefixes' order and each in key order; a key outside them is not read")
+    void prefixesVersioned() {
+        String root = V1 + "prefixes-" + java.util.UUID.randomUUID() + "/";
+        client.put(root + "b/2", "b2");
+        client.put(root + "a/1", "a1");
+        client.put(root + "b/1", "b1");
+        client.put(root + "c/1", "c1");
+        long before = client.roundTrips();
+        java.util.Map<String, Versioned> read = client.getPrefixesVersioned(java.util.List.of(root + "b/", root + "a/"));
+        assertEquals(1, client.roundTrips() - before, "round trips");
+        assertEquals(java.util.List.of(root + "b/1", root + "b/2", root + "a/1"), java.util.List.copyOf(read.keySet()));
+        assertEquals("b2", read.get(root + "b/2").value());
+        assertEquals(client.getVersioned(root + "a/1").orElseThrow().modRevision(), read.get(root + "a/1").modRevision());
+    }
+
+    @Test
     @DisplayName("a compare-and-put writes only over the revision it read: absent (0) first, then the value's own revision; a stale revision writes nothing")
     void compareAndPut() {
         String key = "/test/cas";
@@ -102,6 +118,22 @@ class OneMemberClusterTest {
                 java.util.Map.of(set, "s3", floor, "3"), java.util.List.of()).written());
         assertEquals(Optional.of("s2"), client.get(set), "a refused compare-and-put wrote a key");
         assertEquals(Optional.of("5"), client.get(floor));
+    }
+
+    @Test
+    @DisplayName("several keys read in one round trip, at one revision, each with its own modification revision; an absent key is left out")
+    void getAllVersioned() {
+        String pin = V1 + "read-all/key";
+        String floor = V1 + "read-all/floor";
+        client.put(pin, "k");
+        client.put(floor, "7");
+        long before = client.roundTrips();
+        java.util.Map<String, Versioned> read = client.getAllVersioned(java.util.List.of(pin, floor, V1 + "read-all/absent"));
+        assertEquals(1, client.roundTrips() - before, "round trips");
+        assertEquals(java.util.List.of(pin, floor), java.util.List.copyOf(read.keySet()));
+        assertEquals(client.getVersioned(pin), Optional.of(read.get(pin)));
+        assertEquals(client.getVersioned(floor), Optional.of(read.get(floor)));
+        assertThrows(IllegalArgumentException.class, () -> client.getAllVersioned(java.util.List.of()));
     }
 
     @Test

@@ -47,14 +47,20 @@ public final class TestEtcdCluster implements AutoCloseable {
 
     private final Path dir;
     private final EtcdCa ca;
-    private final LoopbackPorts ports = new LoopbackPorts();
+    private final LoopbackPorts ports;
     private final Map<String, Member> members = new LinkedHashMap<>();
     private final Map<String, EtcdProcess> running = new LinkedHashMap<>();
     private final List<EtcdClient> clients = new ArrayList<>();
     private final Thread killer = new Thread(this::killAll, "etcd-test-cluster-killer");
 
     public TestEtcdCluster(Path dir, byte[] caSeed) {
+        this(dir, caSeed, new LoopbackPorts());
+    }
+
+    /** Members take their ports from {@code ports}, which the caller's other processes share so none is handed out twice. */
+    public TestEtcdCluster(Path dir, byte[] caSeed, LoopbackPorts ports) {
         this.dir = dir;
+        this.ports = ports;
         this.ca = new EtcdCa(caSeed, new SecureRandom());
         Runtime.getRuntime().addShutdownHook(killer);
     }

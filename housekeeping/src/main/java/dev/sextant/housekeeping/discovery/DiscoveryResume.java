@@ -1,5 +1,7 @@
 package dev.sextant.housekeeping.discovery;
 
+import dev.sextant.keys.member.CertificateRenewal;
+import dev.sextant.keys.member.MemberCertificate;
 import dev.sextant.keys.member.MemberCredentials;
 import dev.sextant.diskcrypt.SecretFiles;
 import io.micronaut.context.annotation.Value;
@@ -13,6 +15,7 @@ import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.Base64;
 import java.util.HexFormat;
+import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -58,6 +61,47 @@ public final class DiscoveryResume {
                     + " bootstrapper exits", file, e.getMessage());
         }
         discovery.start(groupKey, nodeName, controlPlane, member);
+    }
+
+    /** This node's member certificate as discovery signs with it now; empty while discovery is not running. */
+    public Optional<byte[]> memberCertificate() {
+        return discovery.memberCertificate();
+    }
+
+    /**
+     * Renews this node's member certificate in discovery (refused as {@link CertificateRenewal} says), and
+     * remembers the renewed one for the next process of this boot, which would otherwise resume with the
+     * older certificate. The state disk keeps the one of the join: after a reboot the node waits for the
+     * next round, at most a period after its rejoin.
+     */
+    public MemberCertificate renewCertificate(byte[] offered) throws CertificateRenewal.Refused {
+        MemberCertificate renewed;
+        synchronized (this) {
+            renewed = discovery.renewCertificate(offered);
+            rememberCertificate(offered);
+        }
+        return renewed;
+    }
+
+    private void rememberCertificate(byte[] certificate) {
+        if (!Files.exists(file)) {
+            return;
+        }
+        try {
+            String[] parts = Files.readString(file, StandardCharsets.US_ASCII).strip().split(" ");
+            if (parts.length < 6) {
+                return;
+            }
+            parts[4] = Base64.getEncoder().encodeToString(certificate);
+            // A new 0600 file moved over the old one: a reader sees the old line or the new one, never half of it.
+            Path next = file.resolveSibling(file.getFileName() + ".next");
+            Files.deleteIfExists(next);
+            SecretFiles.write(next, String.join(" ", parts).getBytes(StandardCharsets.US_ASCII));
+            Files.move(next, file, java.nio.file.StandardCopyOption.REPLACE_EXISTING, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+        } catch (IOException e) {
+            LOG.warn("Discovery: cannot remember the renewed member certificate in {} ({}); a restart of this process"
+                    + " resumes with the older one until the next round", file, e.getMessage());
+        }
     }
 
     @EventListener

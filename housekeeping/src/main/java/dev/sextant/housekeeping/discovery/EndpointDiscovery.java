@@ -1,5 +1,7 @@
 package dev.sextant.housekeeping.discovery;
 
+import dev.sextant.keys.member.CertificateRenewal;
+import dev.sextant.keys.member.MemberCertificate;
 import dev.sextant.keys.member.MemberCredentials;
 import jakarta.annotation.PreDestroy;
 import jakarta.inject.Singleton;
@@ -16,6 +18,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import java.util.SortedSet;
 import java.util.TreeSet;
@@ -103,6 +106,32 @@ public final class EndpointDiscovery implements AutoCloseable {
      */
     public synchronized boolean publishRevocations(byte[] signedList) {
         return node != null && node.publishRevocations(signedList);
+    }
+
+    /** This node's member certificate as it signs with it now (the newest it holds); empty while discovery is not running. */
+    public synchronized Optional<byte[]> memberCertificate() {
+        return node == null ? Optional.empty() : Optional.of(node.certificate());
+    }
+
+    /**
+     * Renews this node's member certificate ({@link GossipNode#renewCertificate}); IllegalStateException
+     * while discovery is not running here (there is no certificate to renew).
+     */
+    public synchronized MemberCertificate renewCertificate(byte[] offered) throws CertificateRenewal.Refused {
+        if (node == null) {
+            throw new IllegalStateException("discovery is not running on this node: it holds no member certificate to renew");
+        }
+        return node.renewCertificate(offered);
+    }
+
+    /** Whether this node is in the group now (started, and not closed). */
+    public synchronized boolean running() {
+        return node != null;
+    }
+
+    /** The version of the revocation list this node applied; 0 before any, or when discovery is not running. */
+    public synchronized long revocationVersion() {
+        return node == null ? 0 : node.revocationVersion();
     }
 
     /** Join services from the group, for nodes that already hold the key. */

@@ -1,5 +1,6 @@
 package dev.sextant.housekeeping.discovery;
 
+import dev.sextant.keys.member.CertificateRenewal;
 import dev.sextant.keys.member.MemberCertificate;
 import dev.sextant.keys.member.MemberCredentials;
 import dev.sextant.keys.member.MemberRole;
@@ -53,10 +54,18 @@ import java.util.function.Consumer;
  * ({@link RecordTable#revoke}). Every control plane passes on the highest list it holds in its own
  * announcements, so a member that joins or restarts later learns it from whichever control plane it
  * hears first, also after the one that first published it has gone.
+ *
+ * <p>Short-lived identities: every entry leaves the table when the certificate that signed it ends
+ * (checked every {@link #EXPIRY_SWEEP}), and this node signs with the newest certificate it holds: a
+ * renewal ({@link #renewCertificate}, after a successful re-attestation) re-signs and re-announces its
+ * records at once. A node whose own certificate has expired still joins and receives; the others refuse
+ * its records until a renewal arrives.
  */
 public final class GossipNode implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(GossipNode.class);
     static final String GROUP = "sextant-discovery";
+    /** How often entries whose certificate ended are looked for: an expired member's records go within it. */
+    static final Duration EXPIRY_SWEEP = Duration.ofSeconds(1);
 
     /**
      * @param nodeName        the node's name (JGroups' logical name, for logs)
@@ -74,7 +83,6 @@ public final class GossipNode implements AutoCloseable {
     private final Config config;
     private final JChannel channel;
     private final RecordCodec codec;
-    private final RecordSigner signer;
     private final RecordVerifier verifier;
     private final RecordTable<Address> table = new RecordTable<>();
     /** This node's certified key and role: its own entry is offered under the key, and only control planes pass lists on. */
@@ -83,6 +91,11 @@ public final class GossipNode implements AutoCloseable {
     private final ScheduledExecutorService worker;
     private final Consumer<SortedSet<EndpointRecord>> onChange;
     private final Object publishLock = new Object();
+    /** This node's credentials and the signer over them: the newest certificate it holds (guarded by publishLock). */
+    private MemberCredentials credentials;
+    private RecordSigner signer;
+    /** When this node's certificate ends: its own entry in its own table ends then too (guarded by publishLock). */
+    private Instant ownNotAfter;
     private long version;
     private Set<EndpointRecord> own = Set.of();
     /** This node's signed announcement of {@link #own}; null before the first publish. */
@@ -95,9 +108,15 @@ public final class GossipNode implements AutoCloseable {
                        Consumer<SortedSet<EndpointRecord>> onChange, DiscoveryStack.Factory stack) throws Exception {
         this.config = config;
         this.codec = new RecordCodec(config.domain());
+        this.credentials = credentials;
         this.signer = new RecordSigner(codec, credentials);
         this.verifier = new RecordVerifier(codec, config.domain(), credentials, Clock.systemUTC());
-        MemberCertificate certificate = credentials.check(Instant.now());
+        MemberCertificate certificate = credentials.certified();
+        if (!certificate.validAt(Instant.now())) {
+            LOG.warn("Discovery: this node's member certificate is valid only from {} to {}: the others refuse its records"
+                    + " until a re-attestation renews it", certificate.notBefore(), certificate.notAfter());
+        }
+        this.ownNotAfter = certificate.notAfter();
         this.ownKey = certificate.publicKey();
         this.controlPlane = certificate.role() == MemberRole.CONTROL_PLANE;
         this.onChange = onChange;
@@ -124,7 +143,7 @@ public final class GossipNode implements AutoCloseable {
     /** With the stack {@code stack} builds: tests wrap the real one in protocols that drop or hold back messages. */
     static GossipNode start(Config config, byte[] groupKey, MemberCredentials credentials,
                             Consumer<SortedSet<EndpointRecord>> onChange, DiscoveryStack.Factory stack) throws Exception {
-        String certified = credentials.check(Instant.now()).nodeName();
+        String certified = credentials.certified().nodeName();
         if (!certified.equals(config.nodeName())) {
             throw new IllegalArgumentException("the member certificate is for " + certified + ", not " + config.nodeName());
         }
@@ -132,6 +151,7 @@ public final class GossipNode implements AutoCloseable {
         node.channel.connect(GROUP);
         long period = config.reannounce().toMillis();
         node.worker.scheduleAtFixedRate(node::announce, period, period, TimeUnit.MILLISECONDS);
+        node.worker.scheduleAtFixedRate(node::dropExpired, EXPIRY_SWEEP.toMillis(), EXPIRY_SWEEP.toMillis(), TimeUnit.MILLISECONDS);
         LOG.info("Discovery: joined as {} on {}:{}, {} member(s)", config.nodeName(), config.bind().getHostAddress(),
                 config.port(), node.channel.getView().size());
         return node;
@@ -159,7 +179,50 @@ public final class GossipNode implements AutoCloseable {
             own = Set.copyOf(records);
             announcement = signer.encode(version, own, revocations == null ? Map.of()
                     : Map.of(RecordVerifier.revocationsName(config.domain()), revocations));
-            table.offer(channel.getAddress(), config.nodeName(), ownKey, version, own);
+            table.offer(channel.getAddress(), config.nodeName(), ownKey, ownNotAfter, version, own);
+        }
+    }
+
+    /**
+     * Takes {@code offered} as this node's certificate if {@link CertificateRenewal} allows it (the CA it
+     * holds signed it, for its key, name, role and cluster, valid now and ending later), then signs and
+     * announces its records with it at once. Refused otherwise, saying what differs; nothing changes.
+     */
+    public MemberCertificate renewCertificate(byte[] offered) throws CertificateRenewal.Refused {
+        MemberCertificate renewed;
+        synchronized (publishLock) {
+            MemberCredentials next = CertificateRenewal.renew(credentials, offered, Instant.now());
+            renewed = next.certified();
+            credentials = next;
+            signer = new RecordSigner(codec, next);
+            ownNotAfter = renewed.notAfter();
+            if (announcement != null) {
+                replaceOwn(own);
+            }
+        }
+        LOG.info("Discovery: renewed this node's member certificate, valid until {}", renewed.notAfter());
+        if (!worker.isShutdown()) {
+            worker.execute(() -> {
+                announce();
+                report();
+            });
+        }
+        return renewed;
+    }
+
+    /** This node's certificate as it travels: the newest it holds. */
+    public byte[] certificate() {
+        synchronized (publishLock) {
+            return credentials.certificate();
+        }
+    }
+
+    /** Drops the entries whose certificate ended (this node's own too), and reports the change. */
+    private void dropExpired() {
+        Set<String> dropped = table.dropExpired(Instant.now());
+        if (!dropped.isEmpty()) {
+            LOG.warn("Discovery: dropped the records of {}: their member certificate expired (not re-attested in time)", dropped);
+            report();
         }
     }
 
@@ -294,7 +357,7 @@ public final class GossipNode implements AutoCloseable {
             table.retainMembers(view.getMembers());
             synchronized (publishLock) {
                 if (version > 0) {
-                    table.offer(channel.getAddress(), config.nodeName(), ownKey, version, own);
+                    table.offer(channel.getAddress(), config.nodeName(), ownKey, ownNotAfter, version, own);
                 }
             }
             LOG.info("Discovery: view {} with {} member(s)", view.getViewId(), view.size());
@@ -327,7 +390,7 @@ public final class GossipNode implements AutoCloseable {
                         Arrays.copyOfRange(msg.getArray(), msg.getOffset(), msg.getOffset() + msg.getLength()), ipOf(sender));
                 a.revocations().ifPresent(GossipNode.this::apply);
                 byte[] signerKey = a.certificate().publicKey();
-                if (table.offer(sender, a.nodeName(), signerKey, a.version(), a.records())) {
+                if (table.offer(sender, a.nodeName(), signerKey, a.certificate().notAfter(), a.version(), a.records())) {
                     if (!worker.isShutdown()) {
                         worker.execute(GossipNode.this::report);
                     }

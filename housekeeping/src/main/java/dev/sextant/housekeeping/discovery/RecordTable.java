@@ -1,6 +1,7 @@
 package dev.sextant.housekeeping.discovery;
 
 import java.nio.ByteBuffer;
+import java.time.Instant;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -32,10 +33,15 @@ import java.util.TreeSet;
  * offer, so no announcement verified before the list can slip in after it. A lower or equal list
  * version changes nothing: an older list never un-revokes.
  *
+ * <p>Each entry lives no longer than the certificate that vouched for it ({@link #dropExpired}): a
+ * member's certificate lives an hour and is renewed only by a successful re-attestation, so the records
+ * of a member that is no longer re-attested leave every table within the hour, while it is still in
+ * the group and re-announcing them (receivers refuse the announcements of an expired certificate).
+ *
  * @param <O> owner identity (a JGroups address in the node, anything comparable-by-equals in tests)
  */
 public final class RecordTable<O> {
-    private record Entry(String nodeName, ByteBuffer signer, long version, Set<EndpointRecord> records) {
+    private record Entry(String nodeName, ByteBuffer signer, Instant notAfter, long version, Set<EndpointRecord> records) {
     }
 
     private final Map<O, Entry> entries = new HashMap<>();
@@ -68,6 +74,15 @@ public final class RecordTable<O> {
      * re-announce, or a replay of it from another address).
      */
     public synchronized boolean offer(O owner, String nodeName, byte[] signerKey, long version, Set<EndpointRecord> records) {
+        return offer(owner, nodeName, signerKey, Instant.MAX, version, records);
+    }
+
+    /**
+     * As {@link #offer(Object, String, byte[], long, Set)}, from a signer whose certificate ends at
+     * {@code notAfter}: the entry is dropped then ({@link #dropExpired}).
+     */
+    public synchronized boolean offer(O owner, String nodeName, byte[] signerKey, Instant notAfter, long version,
+                                      Set<EndpointRecord> records) {
         ByteBuffer signer = ByteBuffer.wrap(signerKey.clone());
         if (revoked.contains(signer) || !members.contains(owner)) {
             return false;
@@ -79,8 +94,25 @@ public final class RecordTable<O> {
         }
         newestByNode.put(nodeName, version);
         boolean changed = entries.entrySet().removeIf(e -> !e.getKey().equals(owner) && e.getValue().nodeName().equals(nodeName));
-        Entry current = entries.put(owner, new Entry(nodeName, signer, version, Set.copyOf(records)));
+        Entry current = entries.put(owner, new Entry(nodeName, signer, notAfter, version, Set.copyOf(records)));
         return changed || current == null || !current.records().equals(records);
+    }
+
+    /**
+     * Drops every entry whose signer's certificate has ended by {@code now}; returns the node names whose
+     * entries were dropped. Their later announcements under the same certificate never reach the table:
+     * the verifier refuses an expired certificate.
+     */
+    public synchronized Set<String> dropExpired(Instant now) {
+        Set<String> dropped = new java.util.TreeSet<>();
+        entries.values().removeIf(e -> {
+            boolean expired = !now.isBefore(e.notAfter());
+            if (expired) {
+                dropped.add(e.nodeName());
+            }
+            return expired;
+        });
+        return dropped;
     }
 
     /**

@@ -71,7 +71,8 @@ final class RecordVerifier {
         this.codec = codec;
         this.domain = domain;
         this.caPublicKey = own.caPublicKey();
-        this.clusterId = own.check(clock.instant()).clusterId();
+        // Its own certificate's cluster, whatever its validity: an expired member still checks the others' records.
+        this.clusterId = own.certified().clusterId();
         this.clock = clock;
     }
 

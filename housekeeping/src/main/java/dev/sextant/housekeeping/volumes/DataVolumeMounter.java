@@ -34,6 +34,13 @@ public final class DataVolumeMounter {
     @FunctionalInterface
     public interface VolumeKeys {
         byte[] keyFor(String luksUuid) throws IOException;
+
+        /**
+         * Asked before a volume without a LUKS2 header of its own is formatted: a refusal leaves it as
+         * it is, and the node looks again (a node that had a volume must not take a blank one for it).
+         */
+        default void admitNew(Volume volume) throws IOException {
+        }
     }
 
     public sealed interface Outcome {
@@ -163,6 +170,7 @@ public final class DataVolumeMounter {
         boolean fresh = !run(List.of("cryptsetup", "isLuks", "--type", "luks2", volume.device().toString()), new byte[0])
                 .ok() || !luks.isInitialized();
         if (fresh) {
+            keys.admitNew(volume);
             LOG.info("Data volume: formatting new volume {} ({})", volume.device(), volume.tags());
             byte[] passphrase = luks.formatWithRandomPassphrase();
             byte[] key = keys.keyFor(luks.uuid());

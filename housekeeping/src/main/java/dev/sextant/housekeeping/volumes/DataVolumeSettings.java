@@ -19,6 +19,10 @@ import java.time.Duration;
  * @param mapperName     the dm-crypt mapping name
  * @param workDir        tmpfs directory for detached LUKS header copies (0700)
  * @param retryInterval  how often a node without a volume looks again (losing a race is normal)
+ * @param pbkdfMemoryKib argon2id memory per key slot (KiB)
+ * @param pbkdfIterations argon2id iterations; 0 lets cryptsetup benchmark for 2 s. The defaults are argon2id's
+ *                       least cost, as for the state disk (disk-crypt's {@code StateDiskSettings} says why):
+ *                       a volume's key is HKDF bytes, never a passphrase
  */
 @ConfigurationProperties("sextant.data-volume")
 public record DataVolumeSettings(
@@ -32,8 +36,8 @@ public record DataVolumeSettings(
         @Bindable(defaultValue = "sextant-data") String mapperName,
         @Bindable(defaultValue = "/run/sextant/luks-data") Path workDir,
         @Bindable(defaultValue = "60s") Duration retryInterval,
-        @Bindable(defaultValue = "65536") int pbkdfMemoryKib,
-        @Bindable(defaultValue = "0") int pbkdfIterations) {
+        @Bindable(defaultValue = "8192") int pbkdfMemoryKib,
+        @Bindable(defaultValue = "4") int pbkdfIterations) {
 
     /** These settings with the volume mounted at {@code mountPoint}. */
     public DataVolumeSettings withMountPoint(Path mountPoint) {

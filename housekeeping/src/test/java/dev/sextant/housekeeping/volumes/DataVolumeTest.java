@@ -171,6 +171,32 @@ class DataVolumeTest {
     }
 
     @Test
+    @DisplayName("keys that refuse a new volume leave a blank one untouched: nothing is formatted or opened, the volume is let go and the node says why")
+    void refusedNewVolumeIsNotFormatted() throws Exception {
+        Recorder recorder = new Recorder();
+        DataVolumeMounter.VolumeKeys refusing = new DataVolumeMounter.VolumeKeys() {
+            @Override
+            public byte[] keyFor(String luksUuid) {
+                return diskKey(luksUuid);
+            }
+
+            @Override
+            public void admitNew(Volume volume) throws IOException {
+                throw new IOException("this node had another volume");
+            }
+        };
+        var mounter = new DataVolumeMounter(settings("db"), DataVolumeMounter.qemuSources(settings("db")), recorder, refusing,
+                d -> { }, Clock.systemUTC());
+
+        var waiting = assertInstanceOf(DataVolumeMounter.Outcome.Waiting.class, mounter.syncOnce());
+        assertTrue(waiting.reason().contains("this node had another volume"), waiting.reason());
+        assertTrue(recorder.commands.stream().noneMatch(c -> c.startsWith("cryptsetup luksFormat") || c.startsWith("cryptsetup open")
+                || c.startsWith("mkfs") || c.startsWith("mount")), recorder.commands.toString());
+        // Let go: the next look, or another node, may claim it.
+        VolumeClaim.tryClaim(dev.resolve("vdb")).orElseThrow(() -> new AssertionError("the refused volume is still held")).close();
+    }
+
+    @Test
     @DisplayName("two nodes racing for one volume: exactly one mounts it; the other retries every minute and mounts it once it is free")
     void raceForOneVolume() throws Exception {
         // One volume only: the others lose their tags.

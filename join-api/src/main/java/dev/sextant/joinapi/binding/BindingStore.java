@@ -53,25 +53,32 @@ public interface BindingStore {
     /** The control planes admitted so far and the revision they were counted at. One round trip. */
     Admitted controlPlanes() throws Refusal;
 
-    /**
-     * Raises the measurements floor ({@code measurements/floor}) to {@code version} unless it is higher
-     * already, never lowering it, whoever writes at the same time; returns the floor after the call: equal
-     * to {@code version}, or higher (then nothing was written). One round trip to read, one to raise.
-     */
-    long raiseMeasurementsFloor(long version) throws Refusal;
-
     /** A value and the revision it was last modified at: what a compare-and-put compares. */
     record Revisioned(String value, long modRevision) {
     }
 
-    /** The measurement key pin ({@code measurements/key}) and its revision, if any is pinned. One round trip. */
-    Optional<Revisioned> measurementsKeyPin() throws Refusal;
+    /**
+     * The measurement key pin ({@code measurements/key}) and the measurements floor ({@code measurements/floor})
+     * as read, each with the revision it was last modified at; absent where the key is.
+     */
+    record MeasurementsRead(Optional<Revisioned> keyPin, Optional<Revisioned> floor) {
+    }
 
     /**
-     * Writes the measurement key pin if it was last modified at {@code modRevision} (0: only if none is
-     * pinned): a compare-and-put. False when another join service came first. One round trip.
+     * The key pin and the floor, each with its revision, read at one revision (one round trip): a set admitted
+     * without a write (the floor at its version already, the pin staying) is judged on the two as they stood
+     * together, never on a pin read before another service's rotation and a floor read after it.
      */
-    boolean putMeasurementsKeyPin(String value, long modRevision) throws Refusal;
+    MeasurementsRead measurements() throws Refusal;
+
+    /**
+     * One transaction, one round trip: writes the key pin (when {@code keyPin} is present) and the floor (when
+     * {@code floor} is present) if both keys are still as {@code read} found them (the revision read; absent:
+     * still absent), whichever of them is written; otherwise writes nothing. So a set's admission is all or
+     * nothing, and decided on the pin and the floor as they are when it is written. False when another join
+     * service wrote either since: read again and decide again.
+     */
+    boolean admitMeasurements(MeasurementsRead read, Optional<String> keyPin, OptionalLong floor) throws Refusal;
 
     /** Round trips to the store so far (every attempt at every member), for tests and benchmarks. */
     long roundTrips();

@@ -14,6 +14,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.Set;
 
 /**
  * The binding rules: one state disk, one node name and one role per machine (AK); each disk UUID and
@@ -72,10 +73,11 @@ public class Bindings {
      * control plane, admitted without counting. A limit stored already (by an earlier start) is the
      * cluster's, whatever this service's setting says now.
      */
-    public void claimInitNode(MachineClaim claim) throws Refusal {
+    /** @return true when this call bound the init node's name (its join service's first start: at init); false when it was bound before */
+    public boolean claimInitNode(MachineClaim claim) throws Refusal {
         Map<BindingKey, String> wanted = new LinkedHashMap<>(claim.bindings());
         wanted.put(BindingKey.controlPlaneLimit(), Integer.toString(configuredLimit));
-        settle(claim, wanted, false);
+        return settle(claim, wanted, false).contains(BindingKey.node(claim.nodeName()));
     }
 
     /** True if this machine owns the disk (its state disk or a volume bound to it at init). */
@@ -101,7 +103,8 @@ public class Bindings {
         return storedLimit;
     }
 
-    private void settle(MachineClaim claim, Map<BindingKey, String> wanted, boolean admit) throws Refusal {
+    /** @return the keys this call created (empty: all were bound to this machine before) */
+    private Set<BindingKey> settle(MachineClaim claim, Map<BindingKey, String> wanted, boolean admit) throws Refusal {
         Map<BindingKey, String> remaining = new LinkedHashMap<>(wanted);
         for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
             OptionalLong guard = admit && remaining.containsKey(BindingKey.controlPlane(claim.ak()))
@@ -111,11 +114,11 @@ public class Bindings {
                 found.present().forEach((key, value) -> remember(key, value));
                 remaining.keySet().removeAll(found.present().keySet());
                 if (remaining.isEmpty()) {
-                    return; // a retried join: everything is bound to this machine already
+                    return Set.of(); // a retried join: everything is bound to this machine already
                 }
             } else {
                 remaining.forEach(this::remember);
-                return;
+                return Set.copyOf(remaining.keySet());
             }
         }
         throw new Refusal(JoinRefusal.CLUSTER_STORE_UNAVAILABLE, "the cluster store (etcd) kept changing while this machine's "

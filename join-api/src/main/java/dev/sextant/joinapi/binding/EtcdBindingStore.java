@@ -5,11 +5,11 @@ import dev.sextant.etcd.client.PrefixCount;
 import dev.sextant.etcd.client.PrefixUnchangedSince;
 import dev.sextant.etcd.client.Versioned;
 import dev.sextant.grpcsupport.Refusal;
-import dev.sextant.joinapi.refusal.JoinRefusal;
 import dev.sextant.joinapi.binding.BindingStore.NoneCreated;
 import dev.sextant.joinapi.clusterstore.EtcdConnection;
 import jakarta.inject.Singleton;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
@@ -24,8 +24,6 @@ import java.util.OptionalLong;
 public class EtcdBindingStore implements BindingStore {
     static final String MEASUREMENTS_FLOOR = BindingKey.ROOT + "measurements/floor";
     static final String MEASUREMENTS_KEY = BindingKey.ROOT + "measurements/key";
-    /** Only another join service raising the floor at the same moment makes a compare-and-put lose. */
-    private static final int FLOOR_ATTEMPTS = 5;
     private final EtcdConnection etcd;
 
     public EtcdBindingStore(EtcdConnection etcd) {
@@ -64,36 +62,21 @@ public class EtcdBindingStore implements BindingStore {
     }
 
     @Override
-    public long raiseMeasurementsFloor(long version) throws Refusal {
-        for (int attempt = 0; attempt < FLOOR_ATTEMPTS; attempt++) {
-            Optional<Versioned> floor = etcd.call(c -> c.getVersioned(MEASUREMENTS_FLOOR));
-            long current = floor.map(f -> version(f.value())).orElse(-1L);
-            if (current >= version) {
-                return current;
-            }
-            if (etcd.call(c -> c.putIfUnmodified(MEASUREMENTS_FLOOR, Long.toString(version), floor.map(Versioned::modRevision).orElse(0L)))) {
-                return version;
-            }
-        }
-        throw new Refusal(JoinRefusal.CLUSTER_STORE_UNAVAILABLE, "the measurements floor kept changing in the cluster store; retry later");
-    }
-
-    private static long version(String value) {
-        try {
-            return Long.parseLong(value);
-        } catch (NumberFormatException e) {
-            throw new IllegalStateException(MEASUREMENTS_FLOOR + " in etcd is not a version number", e);
-        }
+    public MeasurementsRead measurements() throws Refusal {
+        Map<String, Versioned> read = etcd.call(c -> c.getAllVersioned(List.of(MEASUREMENTS_KEY, MEASUREMENTS_FLOOR)));
+        return new MeasurementsRead(Optional.ofNullable(read.get(MEASUREMENTS_KEY)).map(v -> new Revisioned(v.value(), v.modRevision())),
+                Optional.ofNullable(read.get(MEASUREMENTS_FLOOR)).map(v -> new Revisioned(v.value(), v.modRevision())));
     }
 
     @Override
-    public Optional<Revisioned> measurementsKeyPin() throws Refusal {
-        return etcd.call(c -> c.getVersioned(MEASUREMENTS_KEY)).map(v -> new Revisioned(v.value(), v.modRevision()));
-    }
-
-    @Override
-    public boolean putMeasurementsKeyPin(String value, long modRevision) throws Refusal {
-        return etcd.call(c -> c.putIfUnmodified(MEASUREMENTS_KEY, value, modRevision));
+    public boolean admitMeasurements(MeasurementsRead read, Optional<String> keyPin, OptionalLong floor) throws Refusal {
+        Map<String, Long> unmodifiedSince = new LinkedHashMap<>();
+        unmodifiedSince.put(MEASUREMENTS_KEY, read.keyPin().map(Revisioned::modRevision).orElse(0L));
+        unmodifiedSince.put(MEASUREMENTS_FLOOR, read.floor().map(Revisioned::modRevision).orElse(0L));
+        Map<String, String> entries = new LinkedHashMap<>();
+        keyPin.ifPresent(pin -> entries.put(MEASUREMENTS_KEY, pin));
+        floor.ifPresent(version -> entries.put(MEASUREMENTS_FLOOR, Long.toString(version)));
+        return etcd.call(c -> c.putAllIf(Optional.empty(), unmodifiedSince, entries, List.of()).written());
     }
 
     @Override

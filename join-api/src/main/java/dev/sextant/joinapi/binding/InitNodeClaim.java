@@ -3,12 +3,15 @@ package dev.sextant.joinapi.binding;
 import dev.sextant.grpcsupport.Refusal;
 import dev.sextant.joinapi.clusterstore.ClusterStoreRetry;
 import dev.sextant.joinapi.input.InputChecks;
+import dev.sextant.joinapi.nodestate.AttestationWrite;
+import dev.sextant.joinapi.nodestate.NodeStateStore;
 import dev.sextant.serviceconfig.JoinServiceConfig;
 import io.micronaut.context.annotation.Context;
 import jakarta.inject.Inject;
 import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Locale;
 import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -33,12 +36,58 @@ import org.slf4j.LoggerFactory;
 public class InitNodeClaim {
     private static final Logger LOG = LoggerFactory.getLogger(InitNodeClaim.class);
 
+    /** Whether this start bound the init node's name: the join service's first start, at init. */
+    private boolean boundNow;
+
     @Inject
-    public InitNodeClaim(Bindings bindings, JoinServiceConfig config) {
+    public InitNodeClaim(Bindings bindings, JoinServiceConfig config, NodeStateStore nodes) {
         this(bindings, config.initNode().isEmpty() ? Optional.empty()
                 : parse(config.initNode().get().akNameHex(), config.initNode().get().nodeName(),
                         String.join(",", config.initNode().get().diskUuids())),
                 config.controlPlanes(), ClusterStoreRetry.atStart());
+        config.initNode().ifPresent(n -> recordEndpoint(nodes, n));
+        if (boundNow) {
+            config.initNode().ifPresent(n -> recordAttestedAtInit(nodes, n));
+        }
+    }
+
+    /**
+     * The init node's record at init: {@code sextant init} verified it over aTLS moments before this first start,
+     * and it asks for no ticket before its first reboot, so without this {@code cluster status} would show it
+     * "not re-attested yet" until the first round. Written only when absent ({@link NodeStateStore#recordInitNode});
+     * a failure is logged, and the first round writes the record.
+     */
+    private static void recordAttestedAtInit(NodeStateStore nodes, JoinServiceConfig.InitNode n) {
+        try {
+            AttestationWrite write = nodes.recordInitNode(n.nodeName(), n.akNameHex().toLowerCase(Locale.ROOT));
+            LOG.info("init node {}: {}", n.nodeName(), write == AttestationWrite.WRITTEN ? "recorded attested at init"
+                    : "its record was not written (" + write + ")");
+        } catch (Refusal r) {
+            LOG.warn("the init node's record was not written at init (the first round writes it): {}", r.getMessage());
+        }
+    }
+
+    /**
+     * Where the init node's VerifyService answers ({@code sextant.join.init-node.verify-endpoint}), kept as a
+     * rejoin ticket keeps it: the init node asks for no ticket before its first reboot, and without an endpoint
+     * no re-attestation round asks it, so its member certificate (an hour) would not be renewed. The endpoint
+     * decides only where to ask; a failure to keep it is logged, and its next rejoin reports it again.
+     */
+    private static void recordEndpoint(NodeStateStore nodes, JoinServiceConfig.InitNode n) {
+        if (n.verifyEndpoint().isEmpty()) {
+            LOG.warn("no {}: re-attestation asks the init node {} only after its first rejoin",
+                    JoinServiceConfig.INIT_NODE_VERIFY_ENDPOINT, n.nodeName());
+            return;
+        }
+        try {
+            Optional<String> endpoint = InputChecks.verifyEndpoint(n.verifyEndpoint());
+            if (endpoint.isPresent()) {
+                nodes.recordEndpoint(n.nodeName(), endpoint.get());
+                LOG.info("init node {}: its VerifyService answers at {}", n.nodeName(), endpoint.get());
+            }
+        } catch (Refusal r) {
+            LOG.warn("the init node's endpoint was not kept ({}): {}", JoinServiceConfig.INIT_NODE_VERIFY_ENDPOINT, r.getMessage());
+        }
     }
 
     /**
@@ -56,7 +105,7 @@ public class InitNodeClaim {
         int limit;
         try {
             limit = retry.run("binding the init node " + n.nodeName() + " before serving", () -> {
-                bindings.claimInitNode(claim);
+                boundNow |= bindings.claimInitNode(claim);
                 return bindings.controlPlaneLimit();
             });
         } catch (Refusal r) {

@@ -1,6 +1,7 @@
 package dev.sextant.joinapi.controlplane;
 
 import dev.sextant.keys.operator.OperatorCredential;
+import dev.sextant.keys.role.JoinServiceRoleKey;
 import com.google.protobuf.ByteString;
 import dev.sextant.attestation.policy.MeasurementsFile;
 import dev.sextant.grpcsupport.Refusal;
@@ -73,6 +74,26 @@ public class HandOverFiles {
         try {
             salt = keyFile("master salt", files.saltFile(), MIN_SALT_BYTES);
             return OperatorCredential.of(secret, salt).publicKey();
+        } finally {
+            Arrays.fill(secret, (byte) 0);
+            Arrays.fill(salt, (byte) 0);
+        }
+    }
+
+    /**
+     * The cluster's join service role key (keys {@code JoinServiceRoleKey}), derived from the master
+     * secret files, which are zeroed at once; empty where this service holds no master secret (it then
+     * proves no control-plane role, and nodes whose TPM record names the role key do not rejoin through it).
+     */
+    public Optional<JoinServiceRoleKey> joinServiceRoleKey() throws Refusal {
+        if (masterSecret.isEmpty()) {
+            return Optional.empty();
+        }
+        byte[] secret = keyFile("master secret", masterSecret.get().file(), MIN_SECRET_BYTES);
+        byte[] salt = new byte[0];
+        try {
+            salt = keyFile("master salt", masterSecret.get().saltFile(), MIN_SALT_BYTES);
+            return Optional.of(JoinServiceRoleKey.of(secret, salt));
         } finally {
             Arrays.fill(secret, (byte) 0);
             Arrays.fill(salt, (byte) 0);

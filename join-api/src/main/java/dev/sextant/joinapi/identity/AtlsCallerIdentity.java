@@ -1,7 +1,6 @@
 package dev.sextant.joinapi.identity;
 
 import dev.sextant.atls.PeerAttestation;
-import dev.sextant.attestation.verify.AttestedState;
 import jakarta.inject.Singleton;
 import java.util.Optional;
 
@@ -9,7 +8,7 @@ import java.util.Optional;
 @Singleton
 public class AtlsCallerIdentity implements CallerIdentity {
     @Override
-    public Optional<byte[]> current() {
-        return PeerAttestation.current().map(AttestedState::akName);
+    public Optional<AttestedCaller> current() {
+        return PeerAttestation.current().map(state -> new AttestedCaller(state.akName(), state.imageVersion()));
     }
 }

@@ -10,6 +10,7 @@ import dev.sextant.atls.HandshakeLimits;
 import dev.sextant.atls.OwnAttestation;
 import dev.sextant.grpcsupport.ConnectionLimits;
 import dev.sextant.joinapi.measurements.ReloadingVerifier;
+import dev.sextant.keys.role.JoinServiceRoleKey;
 import dev.sextant.serviceconfig.JoinServiceConfig;
 import io.grpc.ServerBuilder;
 import io.grpc.netty.NettyServerBuilder;
@@ -30,7 +31,9 @@ import org.slf4j.LoggerFactory;
  * unattested and has every call refused PERMISSION_DENIED naming the retired image. A client may present
  * none (the operator, who has no TPM, proves itself in each call): the attestation interceptor then
  * refuses it every JoinService call, UNAUTHENTICATED. When an {@link Attester} bean exists (a TPM on this control-plane node) the
- * server attests itself too and the channel is mutually attested.
+ * server attests itself too and the channel is mutually attested; where it also holds the master secret,
+ * its certificate carries a proof of the cluster's join service role key bound to the handshake
+ * ({@link JoinServiceRoleProver}), which rejoining nodes demand.
  */
 @Singleton
 @Requires(property = JoinServiceConfig.ATLS_ENABLED, value = "true", defaultValue = "true")
@@ -40,11 +43,14 @@ public class AtlsServerSetup implements BeanCreatedEventListener<ServerBuilder<?
     private final ReloadingVerifier verifier;
     private final Optional<Attester> serverAttester;
     private final Ecdsa ecdsa;
+    private final JoinServiceRole role;
 
-    public AtlsServerSetup(ReloadingVerifier verifier, Optional<Attester> serverAttester, Ecdsa ecdsa) {
+    public AtlsServerSetup(ReloadingVerifier verifier, Optional<Attester> serverAttester, Ecdsa ecdsa,
+                           JoinServiceRole role) {
         this.verifier = verifier;
         this.serverAttester = serverAttester;
         this.ecdsa = ecdsa;
+        this.role = role;
     }
 
     @Override
@@ -55,7 +61,7 @@ public class AtlsServerSetup implements BeanCreatedEventListener<ServerBuilder<?
         }
         try {
             // Flood limits: every handshake costs a quote (mutual) and a verification, before the caller proved anything.
-            OwnAttestation own = serverAttester.map(OwnAttestation::by).orElse(OwnAttestation.none());
+            OwnAttestation own = serverAttester.map(this::attestation).orElse(OwnAttestation.none());
             // A client may come without a certificate (the operator); one with a certificate is verified in the
             // handshake, and a genuine node on a retired image is told which (PERMISSION_DENIED in its call).
             ClientVerification clients = ClientVerification.ifPresented(verifier, Set.of(Reason.IMAGE_RETIRED));
@@ -66,5 +72,19 @@ public class AtlsServerSetup implements BeanCreatedEventListener<ServerBuilder<?
         }
         LOG.info("gRPC server uses {} aTLS", serverAttester.isPresent() ? "mutually attested" : "client-attested");
         return builder;
+    }
+
+    /**
+     * The server's quote, and, where this service holds the master secret (a control plane's), its
+     * proof of the cluster's join service role key in every handshake, which rejoining nodes demand.
+     */
+    private OwnAttestation attestation(Attester attester) {
+        Optional<JoinServiceRoleKey> key = role.key();
+        if (key.isEmpty()) {
+            LOG.warn("This join service holds no master secret ({}): it proves no control-plane role, and a node whose"
+                    + " TPM record names the cluster's role key does not rejoin through it", JoinServiceConfig.MASTER_SECRET_FILE);
+            return OwnAttestation.by(attester);
+        }
+        return OwnAttestation.proving(attester, new JoinServiceRoleProver(key.get()));
     }
 }

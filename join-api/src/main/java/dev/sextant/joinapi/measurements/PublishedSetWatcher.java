@@ -125,7 +125,7 @@ public class PublishedSetWatcher implements AutoCloseable {
             return;
         }
         if (!passed.newlyRetired().isEmpty()
-                && !store.commit(Optional.empty(), 0, passed.set().version(), passed.raisesFloor(), passed.floorRevision(), passed.newlyRetired())) {
+                && !store.commit(Optional.empty(), 0, passed.set().version(), passed.raisesFloor(), passed.floorRevision(), passed.newlyRetired(), passed.keyPinRevision())) {
             return; // the floor or a retirement changed since it was read: decide again at the next poll
         }
         try {

@@ -48,10 +48,11 @@ public class SetCheck {
 
     /**
      * A set that passed: what it is, the facts the key pin judged, the images it retires that etcd does not
-     * record yet (version to digest), and the floor as read (to raise it in the same transaction).
+     * record yet (version to digest), the floor as read (to raise it in the same transaction) and the revision
+     * of the key pin that admitted the set (compared in that transaction).
      */
     record Passed(SignedSet signed, MeasurementSet set, SetInForce facts, Map<String, String> newlyRetired,
-                  long floor, long floorRevision) {
+                  long floor, long floorRevision, long keyPinRevision) {
         boolean raisesFloor() {
             return set.version() > floor;
         }
@@ -83,7 +84,8 @@ public class SetCheck {
         }
         SetInForce facts = new SetInForce(set.version(), key.fingerprint(), set.nextKey().map(MeasurementsKey::fingerprint),
                 MeasurementsKey.PREFIX + Sha256.hex(signed.json()));
-        KeyPin pin = pin();
+        Versioned pinRead = pinRead();
+        KeyPin pin = pin(pinRead);
         if (!pin.admits(facts)) {
             throw new Refusal(PublishRefusal.NOT_SIGNED_BY_PINNED_KEY, "the set (version " + set.version() + ") is signed by key "
                     + facts.signer() + ", but the cluster pinned key " + pin.key());
@@ -104,7 +106,8 @@ public class SetCheck {
                 newlyRetired.put(image.imageVersion(), RetiredImages.digest(image.measurements()));
             }
         }
-        return new Passed(signed, set, facts, newlyRetired, floor, floorRead.map(Versioned::modRevision).orElse(0L));
+        return new Passed(signed, set, facts, newlyRetired, floor, floorRead.map(Versioned::modRevision).orElse(0L),
+                pinRead.modRevision());
     }
 
     private static void checkVersion(long version, long inForce, long floor, Versions versions) throws Refusal {
@@ -126,14 +129,18 @@ public class SetCheck {
         }
     }
 
-    private KeyPin pin() throws Refusal {
-        Optional<String> text = store.keyPin();
-        if (text.isEmpty()) {
+    private Versioned pinRead() throws Refusal {
+        Optional<Versioned> read = store.keyPin();
+        if (read.isEmpty()) {
             throw new Refusal(PublishRefusal.NO_KEY_PINNED, "the cluster has pinned no measurement signing key yet (the init"
                     + " node's join service pins it at start): no set can be judged");
         }
+        return read.get();
+    }
+
+    private static KeyPin pin(Versioned read) throws Refusal {
         try {
-            return KeyPin.parse(text.get());
+            return KeyPin.parse(read.value());
         } catch (IllegalArgumentException e) {
             throw new Refusal(JoinRefusal.INTERNAL, "the measurement key pin in the cluster store is not one this join service reads");
         }

@@ -44,7 +44,7 @@ public class SetPublisher {
             SetCheck.Passed passed = check.check(signed, verifier.version(), SetCheck.Versions.ABOVE_IN_FORCE);
             long version = passed.set().version();
             if (!store.commit(Optional.of(signed), current.map(Versioned::modRevision).orElse(0L), version, passed.raisesFloor(),
-                    passed.floorRevision(), passed.newlyRetired())) {
+                    passed.floorRevision(), passed.newlyRetired(), passed.keyPinRevision())) {
                 continue;
             }
             LOG.info("measurement set version {} published (images {}; newly retired {})", version,

@@ -57,21 +57,24 @@ public class SetStore implements AutoCloseable {
         return etcd.call(c -> c.getVersioned(FLOOR));
     }
 
-    /** The key pin's text, if any key is pinned. */
-    public Optional<String> keyPin() throws Refusal {
-        return etcd.call(c -> c.get(KEY_PIN));
+    /** The key pin's text and its revision, if any key is pinned: the revision a commit compares. */
+    public Optional<Versioned> keyPin() throws Refusal {
+        return etcd.call(c -> c.getVersioned(KEY_PIN));
     }
 
     /**
      * One transaction: writes {@code set} (when present) if {@code measurements/set} is still at
      * {@code setRevision}, raises the floor to {@code version} if it is still at {@code floorRevision} (0:
      * absent; not written when {@code raiseFloor} is false), and records each newly retired image, compared
-     * absent. False when anything changed since it was read: read again and decide again.
+     * absent; all only while the key pin is still at {@code keyPinRevision}, the pin the set was judged by (a
+     * rotation elsewhere meanwhile: the set is judged again, so no floor is raised by a set of a key no longer
+     * pinned). False when anything changed since it was read: read again and decide again.
      */
     public boolean commit(Optional<SignedSet> set, long setRevision, long version, boolean raiseFloor, long floorRevision,
-                          Map<String, String> newlyRetired) throws Refusal {
+                          Map<String, String> newlyRetired, long keyPinRevision) throws Refusal {
         Map<String, String> puts = new LinkedHashMap<>();
         Map<String, Long> unmodified = new LinkedHashMap<>();
+        unmodified.put(KEY_PIN, keyPinRevision);
         set.ifPresent(s -> {
             puts.put(SET, s.storeValue());
             unmodified.put(SET, setRevision);

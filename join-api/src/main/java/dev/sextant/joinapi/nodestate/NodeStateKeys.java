@@ -8,6 +8,7 @@ final class NodeStateKeys {
     static final String NODES = BindingKey.ROOT + "nodes/";
     static final String REVOKED = BindingKey.ROOT + "revoked/";
     static final String REVOCATIONS_VERSION = BindingKey.ROOT + "revocations/version";
+    static final String REVOCATION_LIST = BindingKey.ROOT + "revocations/list";
     static final String NODE_BINDINGS = BindingKey.ROOT + "bindings/node/";
     static final String MACHINE_BINDINGS = BindingKey.ROOT + "bindings/machine/";
     /**
@@ -25,6 +26,10 @@ final class NodeStateKeys {
 
     static String attestation(String node) {
         return NODES + subject(node) + "/attestation";
+    }
+
+    static String memberKey(String node) {
+        return NODES + subject(node) + "/member-key";
     }
 
     static String revoked(String ak) {

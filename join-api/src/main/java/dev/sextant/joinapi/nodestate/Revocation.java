@@ -28,10 +28,18 @@ public record Revocation(String node, String reason, Instant at, String by) {
 
     /**
      * What a ticket request of the revoked AK gets: PERMISSION_DENIED, naming the node, when and why (the
-     * reason is the re-attestation's finding or the operator's word, never a secret).
+     * reason is the re-attestation's finding or the operator's word, never a secret); the reason's code
+     * ({@link #reasonCode()}) in the refusal's detail, so the node can tell this refusal, which no retry
+     * changes, from any other and stop asking.
      */
     public Refusal refusal() {
-        return new Refusal(JoinRefusal.REVOKED, "node " + node + " was revoked at " + at + ": " + reason
-                + "; the machine may come back only as a new machine (a new TPM)");
+        return Refusal.detailed(JoinRefusal.REVOKED, "node " + node + " was revoked at " + at + ": " + reason
+                + "; the machine may come back only as a new machine (a new TPM)", reasonCode());
+    }
+
+    /** The refusal code that opens {@code reason} ({@code PCR_MISMATCH} of {@code PCR_MISMATCH: PCR 4 differs}); {@code UNKNOWN} for a reason that opens with none. */
+    public String reasonCode() {
+        String code = reason.split(": ", 2)[0];
+        return code.matches("[A-Z][A-Z0-9_]{0,63}") ? code : "UNKNOWN";
     }
 }

@@ -7,6 +7,7 @@ import dev.sextant.joinapi.input.InputChecks;
 import dev.sextant.joinapi.nodestate.NodeStateStore;
 import dev.sextant.joinapi.nodestate.NodeStatus;
 import dev.sextant.joinapi.nodestate.Revocation;
+import dev.sextant.joinapi.reattest.RevocationPublisher;
 import dev.sextant.proto.v1.ClusterStatusRequest;
 import dev.sextant.proto.v1.ClusterStatusResponse;
 import dev.sextant.proto.v1.NodeAttestationStatus;
@@ -38,10 +39,13 @@ public class OperatorEndpoint extends OperatorServiceGrpc.OperatorServiceImplBas
     private final OperatorProofCheck proofs;
     private final NodeStateStore nodes;
     private final BindingStore bindings;
+    private final RevocationPublisher revocations;
     private final Clock clock;
 
-    public OperatorEndpoint(OperatorProofCheck proofs, NodeStateStore nodes, BindingStore bindings, Clock clock) {
+    public OperatorEndpoint(OperatorProofCheck proofs, NodeStateStore nodes, BindingStore bindings, RevocationPublisher revocations,
+                            Clock clock) {
         this.proofs = proofs;
+        this.revocations = revocations;
         this.nodes = nodes;
         this.bindings = bindings;
         this.clock = clock;
@@ -80,6 +84,9 @@ public class OperatorEndpoint extends OperatorServiceGrpc.OperatorServiceImplBas
                     : nodes.revoke(node, ak, Revocation.OPERATOR, Revocation.BY_OPERATOR);
             if (earlier.isEmpty()) {
                 LOG.warn("the operator revoked node {} (AK {})", node, ak);
+                // At once, not at the holder's next round: the list reaches discovery from revocations/list. A list
+                // that cannot be written now (the KMS, etcd) is logged and written by the holder's next round.
+                revocations.publish(Optional.empty());
             }
             return RevokeResponse.newBuilder().setNode(node).setReason(inForce.reason()).setRevokedAt(inForce.at().toString())
                     .setAlreadyRevoked(earlier.isPresent()).build();

@@ -6,10 +6,13 @@ import java.util.Objects;
  * A machine the re-attestation duty asks: the node name, the AK bound to that name
  * ({@code bindings/node/<name>}, lower-case hex) and where it last said its VerifyService answers
  * ({@code nodes/<name>/endpoint}, "host:port"). The endpoint is the node's word and decides only where
- * to ask: the answer must come from {@code boundAk}.
+ * to ask: the answer must come from {@code boundAk}. {@code role} is the machine's bound role
+ * ({@code bindings/machine/<ak>/role}, {@code control-plane} or {@code worker}): a member certificate is
+ * renewed only for that role.
  */
-public record BoundMachine(String name, String boundAk, String endpoint) {
+public record BoundMachine(String name, String boundAk, String endpoint, String role) {
     public BoundMachine {
+        Objects.requireNonNull(role, "role");
         Objects.requireNonNull(name, "name");
         Objects.requireNonNull(boundAk, "boundAk");
         Objects.requireNonNull(endpoint, "endpoint");

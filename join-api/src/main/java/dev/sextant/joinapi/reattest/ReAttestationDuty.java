@@ -7,16 +7,21 @@ import dev.sextant.etcd.duty.DutyListener;
 import dev.sextant.etcd.duty.Holding;
 import dev.sextant.grpcsupport.Refusal;
 import dev.sextant.joinapi.nodestate.AttestationState;
-import dev.sextant.joinapi.nodestate.AttestationRecord;
+import dev.sextant.joinapi.nodestate.AttestationWrite;
 import dev.sextant.joinapi.nodestate.NodeStateStore;
+import dev.sextant.joinapi.nodestate.NodeStates;
 import dev.sextant.joinapi.nodestate.NodeStatus;
+import dev.sextant.joinapi.nodestate.RevocationWrite;
+import dev.sextant.joinapi.nodestate.VersionedAttestation;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -27,12 +32,15 @@ import org.slf4j.LoggerFactory;
  * over every bound machine that reported an endpoint and is not revoked. It asks {@link DutyHolder#isHolder()}
  * before each round and before each node's write, and every write is fenced on the tenure's create
  * revision, so a holder that lost the duty mid-round (paused, cut off) writes nothing more: etcd refuses it.
- * After a round that revoked someone the revocation list is handed on ({@link RevocationPublisher}).
+ * A result computed from a node's record is written only while the record is the one the round read, so a
+ * join or rejoin ticket that wrote it during the round is neither overwritten nor revoked UNREACHABLE.
+ * After each round the revocation list is published if a newer one is due ({@link RevocationPublisher}).
  */
 public final class ReAttestationDuty implements AutoCloseable {
     /** The key below the cluster store's root (docs/re-attestation.md). */
     public static final String HOLDER_KEY = "/sextant/v1/reattest/holder";
     private static final Logger LOG = LoggerFactory.getLogger(ReAttestationDuty.class);
+    private static final String SUPERSEDED = "node {}'s record changed during the round (a join or rejoin): this round's result for it was not written";
 
     /** Opens the round at the first one this service runs: building it asks the KMS for the cluster ID. */
     @FunctionalInterface
@@ -57,6 +65,7 @@ public final class ReAttestationDuty implements AutoCloseable {
     private final ReAttestationSettings settings;
     private final String holderName;
     private final Clock clock;
+    private final RevokedNodeFollowUp revokedNodes;
     private final Object lock = new Object();
     private volatile boolean closed;
     private Thread thread;
@@ -67,6 +76,13 @@ public final class ReAttestationDuty implements AutoCloseable {
 
     public ReAttestationDuty(EtcdClients etcd, NodeStateStore store, Rounds rounds, RevocationPublisher publisher,
                              ReAttestationSettings settings, String holderName, Clock clock) {
+        this(etcd, store, rounds, publisher, settings, holderName, clock, RevokedNodeFollowUp.none());
+    }
+
+    /** @param revokedNodes applied after every round to every revoked node (where Kubernetes runs: cordon and taint) */
+    public ReAttestationDuty(EtcdClients etcd, NodeStateStore store, Rounds rounds, RevocationPublisher publisher,
+                             ReAttestationSettings settings, String holderName, Clock clock, RevokedNodeFollowUp revokedNodes) {
+        this.revokedNodes = revokedNodes;
         this.etcd = etcd;
         this.store = store;
         this.rounds = rounds;
@@ -164,15 +180,22 @@ public final class ReAttestationDuty implements AutoCloseable {
         if (round == null) {
             round = rounds.open();
         }
-        List<NodeStatus> nodes = store.all();
+        // One read at one revision: the bindings, the nodes' records with their revisions and the revocations. The
+        // results are computed from the records read here, before any call: a ticket (join or rejoin) that writes a
+        // node's record from here on moves its revision, and the round's writes that rest on the record read compare
+        // it (the ticket's fresher record stands).
+        NodeStates states = store.states();
+        List<NodeStatus> nodes = states.nodes();
         Map<String, String> nameOfAk = new HashMap<>();
-        Map<String, NodeStatus> byName = new HashMap<>();
         List<BoundMachine> machines = new ArrayList<>();
+        Map<String, String> revokedReasons = new LinkedHashMap<>(); // every revoked node, for the follow-up
         for (NodeStatus node : nodes) {
             nameOfAk.put(node.ak(), node.name());
-            byName.put(node.name(), node);
+            if (node.state() == AttestationState.REVOKED) {
+                revokedReasons.put(node.name(), node.reason());
+            }
             if (node.state() != AttestationState.REVOKED && node.endpoint().isPresent()) {
-                machines.add(new BoundMachine(node.name(), node.ak(), node.endpoint().get()));
+                machines.add(new BoundMachine(node.name(), node.ak(), node.endpoint().get(), node.role()));
             }
         }
         ReAttestationRound.Result result = round.run(machines, ak -> Optional.ofNullable(nameOfAk.get(ak)));
@@ -183,20 +206,39 @@ public final class ReAttestationDuty implements AutoCloseable {
                 ended = true; // the fence would refuse anyway; stop asking etcd
                 break;
             }
-            NodeStatus before = byName.get(machine.name());
-            Optional<AttestationRecord> previous = before.lastSuccess().isEmpty() && before.missed() == 0
-                    && before.imageVersion().isEmpty() ? Optional.empty()
-                    : Optional.of(new AttestationRecord(before.state(), before.lastSuccess(), before.imageVersion(), Optional.empty(),
-                    before.missed()));
-            Transition next = Transition.after(previous, result.outcomes().get(machine.name()), clock.instant(),
+            VersionedAttestation before = states.attestation(machine.name());
+            Transition next = Transition.after(before.record(), result.outcomes().get(machine.name()), clock.instant(),
                     settings.missedPeriods());
             if (next instanceof Transition.Record record) {
-                ended = !store.recordAttestation(machine.name(), record.attestation(), tenure.fence());
+                // Every record a round writes is compared with the one it read: a missed round counts on from it, and an
+                // attested one adds nothing to a rejoin's record, which rests on a full attestation later than the call.
+                AttestationWrite written = store.recordAttestation(machine.name(), machine.boundAk(), record.attestation(),
+                        tenure.fence(), before.modRevision());
+                ended = written == AttestationWrite.TENURE_ENDED;
+                if (written == AttestationWrite.REVOKED) {
+                    // Revoked since the round read the nodes (the operator's): revocation is final, the result is not written.
+                    LOG.info("node {} was revoked during the round: its result was not written", machine.name());
+                } else if (written == AttestationWrite.SUPERSEDED) {
+                    LOG.info(SUPERSEDED, machine.name());
+                }
             } else {
                 Transition.Revoke revoke = (Transition.Revoke) next;
-                ended = store.revoke(machine.name(), machine.boundAk(), revoke.reason(), holderName, tenure.fence()).isEmpty();
-                if (!ended) {
+                // UNREACHABLE counts the missed rounds of the record read: stale once a rejoin wrote a fresh record, so
+                // compared with it. A revocation on this round's own evidence (PCR_MISMATCH, IMAGE_RETIRED over this
+                // round's nonce from the bound AK, AK_MISMATCH: the AK on a second machine) is not: that evidence holds
+                // whatever a ticket wrote since. A rejoin in between proves only that the machine could also quote an
+                // admitted state at another moment (a host can reboot it into one), which does not undo what it quoted
+                // to this round; revocation on such evidence is final, so it must not hinge on a ticket's timing.
+                OptionalLong readAt = revoke.code() == RevocationReason.UNREACHABLE ? OptionalLong.of(before.modRevision())
+                        : OptionalLong.empty();
+                RevocationWrite revocation = store.revoke(machine.name(), machine.boundAk(), revoke.reason(), holderName,
+                        tenure.fence(), readAt);
+                ended = revocation.outcome() == AttestationWrite.TENURE_ENDED;
+                if (revocation.outcome() == AttestationWrite.SUPERSEDED) {
+                    LOG.info(SUPERSEDED, machine.name());
+                } else if (!ended) {
                     revoked++;
+                    revokedReasons.put(machine.name(), revocation.inForce().orElseThrow().reason());
                     LOG.warn("revoked node {} (AK {}): {}", machine.name(), EvidenceJudge.shortAk(machine.boundAk()), revoke.reason());
                 }
             }
@@ -207,8 +249,15 @@ public final class ReAttestationDuty implements AutoCloseable {
         if (ended) {
             LOG.warn("the re-attestation tenure ended during a round: the rest of its results were not written");
         }
-        if (revoked > 0 && !ended) {
-            publisher.publish(tenure);
+        if (!ended) {
+            // Every round, not only one that revoked: a list that the KMS or etcd kept from being written (here, by
+            // a holder that died after its revocation, or by the operator's Revoke) is written at the next round.
+            publisher.publish(Optional.of(tenure.fence()));
+        }
+        if (!ended && !revokedReasons.isEmpty()) {
+            // Every round, for every revoked node (docs/re-attestation.md): this round's, earlier rounds', the operator's.
+            // After the list: an API server in trouble must not hold up what keeps the node out of discovery.
+            revokedNodes.apply(revokedReasons);
         }
         LOG.info("re-attestation round: {}{}", result.summary(), revoked > 0 ? ", " + revoked + " revoked" : "");
         return new RoundReport(result, revoked, ended);

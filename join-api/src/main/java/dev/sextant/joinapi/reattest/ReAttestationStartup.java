@@ -9,6 +9,7 @@ import dev.sextant.joinapi.measurements.ReloadingVerifier;
 import dev.sextant.joinapi.nodestate.NodeStateStore;
 import dev.sextant.joinapi.plan.ClusterInfo;
 import dev.sextant.keys.KeyDerivation;
+import dev.sextant.keys.member.DiscoveryCa;
 import dev.sextant.serviceconfig.JoinServiceConfig;
 import io.micronaut.context.BeanProvider;
 import io.micronaut.context.annotation.Context;
@@ -25,6 +26,7 @@ import java.security.cert.X509Certificate;
 import java.time.Clock;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -39,9 +41,11 @@ public class ReAttestationStartup {
     private static final Logger LOG = LoggerFactory.getLogger(ReAttestationStartup.class);
     private final ReAttestationDuty duty;
 
-    public ReAttestationStartup(ReAttestationSettings settings, JoinServiceConfig config, EtcdConnection etcd,
+    /** @param revokedNodes where Kubernetes runs, the cordon and taint of revoked Nodes (revokednode.RevokedNodeTaint); none node-local */
+    public ReAttestationStartup(ReAttestationSettings settings, Optional<RevokedNodeFollowUp> revokedNodes,
+                                JoinServiceConfig config, EtcdConnection etcd,
                                 NodeStateStore store, BeanProvider<KeyServiceClient> kms, BeanProvider<ClusterInfo> cluster,
-                                BeanProvider<ReloadingVerifier> verifier, Ecdsa ecdsa, Clock clock) {
+                                BeanProvider<ReloadingVerifier> verifier, RevocationPublisher revocations, Ecdsa ecdsa, Clock clock) {
         String holderName = settings.holder().orElseGet(ReAttestationStartup::hostName);
         // Built at the first round this service holds, not at start: the set in force, the EK CA and the KMS
         // may all be missing while the service starts (a training run, a control plane whose files come later).
@@ -51,13 +55,17 @@ public class ReAttestationStartup {
             ReloadingVerifier inForce = verifier.get();
             ReAttestationKeys keys = kms.get().reAttestationKeys();
             byte[] clusterId = KeyDerivation.clusterId(keys.measurementSecret(), cluster.get().measurementSalt());
+            // The CA renews every attested member's certificate each round: kept for the duty's life, as the
+            // service keeps its KMS connection; the seed itself is zeroed once the key is made.
+            DiscoveryCa ca = new DiscoveryCa(keys.discoveryCaSeed());
             Arrays.fill(keys.measurementSecret(), (byte) 0);
             Arrays.fill(keys.discoveryCaSeed(), (byte) 0);
+            MemberCertificateRenewer renewer = new MemberCertificateRenewer(ca, clusterId, config.memberCertificateValidity(), clock);
             return new ReAttestationRound(new NodeCall(new ClusterEvidence(inForce::measurements, trust, ecdsa, clusterId), ecdsa,
-                    settings.callDeadline())::ask, settings.parallel());
+                    settings.callDeadline(), Optional.of(renewer))::ask, settings.parallel());
         };
-        this.duty = new ReAttestationDuty(etcd::client, store, rounds, new UnwiredRevocationPublisher(), settings, holderName,
-                clock).start();
+        this.duty = new ReAttestationDuty(etcd::client, store, rounds, revocations, settings, holderName,
+                clock, revokedNodes.orElse(RevokedNodeFollowUp.none())).start();
         LOG.info("re-attestation: {} is a candidate for the duty (every {}, lease {}, {} calls in flight, revoked after {} missed rounds)",
                 holderName, settings.period(), settings.lease(), settings.parallel(), settings.missedPeriods());
     }

@@ -1,15 +1,21 @@
 package dev.sextant.joinapi.reattest;
 
-import dev.sextant.etcd.duty.Holding;
+import dev.sextant.etcd.client.Fence;
+import java.util.Optional;
 
 /**
- * Hands the cluster's revocation list on after a round revoked a node: the holder signs it with the
- * discovery CA and gives it to its node's discovery (docs/re-attestation.md), which passes it to every member.
+ * Hands the cluster's revocation list on: signed with the discovery CA and written to
+ * {@code revocations/list}, where every control plane's bootstrapper picks it up for its node's
+ * discovery, which passes it to every member (docs/re-attestation.md).
  */
 @FunctionalInterface
 public interface RevocationPublisher {
-    /** Called by the holder, under {@code tenure}, after a round that revoked at least one node. */
-    void publish(Holding tenure);
+    /**
+     * Publishes the list of every revocation in etcd if a newer one is due. The holder calls it under
+     * its tenure (every round: a list a failed publication left unwritten is written at the next one), the
+     * operator's {@code Revoke} without (empty) after each revocation.
+     */
+    void publish(Optional<Fence> tenure);
 
     static RevocationPublisher none() {
         return tenure -> {

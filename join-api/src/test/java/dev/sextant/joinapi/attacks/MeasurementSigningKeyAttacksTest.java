@@ -2,13 +2,24 @@ package dev.sextant.joinapi.attacks;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.sextant.attestation.ecdsa.BouncyCastleEcdsa;
 import dev.sextant.attestation.policy.MeasurementsKey;
+import dev.sextant.attestation.verify.AkTrust;
+import dev.sextant.etcd.client.EtcdClientConfig;
+import dev.sextant.grpcsupport.Refusal;
 import dev.sextant.joinapi.TestCaller;
 import dev.sextant.joinapi.TestCluster;
 import dev.sextant.joinapi.TestClusterStore;
+import dev.sextant.joinapi.binding.BindingKey;
+import dev.sextant.joinapi.binding.BindingStore;
+import dev.sextant.joinapi.binding.EtcdBindingStore;
+import dev.sextant.joinapi.clusterstore.EtcdConnection;
+import dev.sextant.joinapi.measurements.MeasurementsFloor;
 import dev.sextant.joinapi.measurements.ReloadingVerifier;
+import dev.sextant.joinapi.refusal.JoinRefusal;
 import dev.sextant.proto.v1.IssueJoinTicketRequest;
 import dev.sextant.serviceconfig.JoinServiceConfig;
 import io.grpc.ManagedChannel;
@@ -21,10 +32,14 @@ import java.io.StringWriter;
 import java.security.KeyPair;
 import java.security.KeyPairGenerator;
 import java.security.PublicKey;
+import java.security.SecureRandom;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.HexFormat;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import org.bouncycastle.openssl.jcajce.JcaPEMWriter;
@@ -165,6 +180,91 @@ class MeasurementSigningKeyAttacksTest {
         cluster.publishMeasurements(7, next, null, next.getPublic());
         assertEquals(Status.Code.OK, withService(join("new-key")).getCode());
         assertEquals(Optional.of("7"), etcd.admin().get(FLOOR));
+    }
+
+    @Test
+    @DisplayName("two join services admitting at once against the cluster's etcd: a rotation (a set of the floor's version "
+            + "signed by the pinned key, naming NEW) lands between another service's read and its write of an old-key set "
+            + "(7): that set is refused MEASUREMENTS_KEY_NOT_PINNED and raises no floor; the floor and the pin never disagree")
+    void concurrentAdmissionsNeverDisagree() throws Exception {
+        firstTicket();
+        KeyPair next = ed25519();
+        cluster.publishMeasurements(7, pinned, null, pinned.getPublic());
+        ReloadingVerifier oldKey = verifier();
+        cluster.publishMeasurements(5, pinned, next.getPublic(), pinned.getPublic()); // moves the pin, not the floor
+        ReloadingVerifier rotating = verifier();
+        try (EtcdConnection a = connection("rotating-join"); EtcdConnection b = connection("old-key-join")) {
+            MeasurementsFloor rotatingService = new MeasurementsFloor(new EtcdBindingStore(a), rotating);
+            BindingStore interleaved = new AfterFirstMeasurementsRead(new EtcdBindingStore(b), rotatingService::admitSetInForce);
+            Refusal r = assertThrows(Refusal.class, () -> new MeasurementsFloor(interleaved, oldKey).admitSetInForce(),
+                    "a set of the old key admitted after the pin moved");
+            assertEquals(JoinRefusal.MEASUREMENTS_KEY_NOT_PINNED, r.reason());
+            assertTrue(r.getMessage().contains("signed by key " + fingerprint(pinned.getPublic()) + ", but the cluster pinned key "
+                    + fingerprint(next.getPublic())), r.getMessage());
+        }
+        assertTrue(etcd.admin().get(PIN).orElseThrow().startsWith(fingerprint(next.getPublic()) + " from "));
+        assertEquals(Optional.of("5"), etcd.admin().get(FLOOR), "the floor was raised by a set whose key is not the pin");
+    }
+
+    private ReloadingVerifier verifier() throws Exception {
+        return new ReloadingVerifier(cluster.measurements, ReloadingVerifier.PublicKeySource.file(cluster.measurementsPublicKey),
+                AkTrust.insecureTrustAnyAk(), new BouncyCastleEcdsa(new SecureRandom()));
+    }
+
+    private EtcdConnection connection(String client) {
+        return new EtcdConnection(new EtcdClientConfig(List.of(etcd.etcd().member("etcd-0").clientEndpoint()),
+                etcd.etcd().clientTls(client), Duration.ofSeconds(2)));
+    }
+
+    /** The cluster store, with another join service's admission run once right after the first read of the pin and floor. */
+    private static final class AfterFirstMeasurementsRead implements BindingStore {
+        interface Admission {
+            void run() throws Refusal;
+        }
+
+        private final BindingStore store;
+        private Admission other;
+
+        AfterFirstMeasurementsRead(BindingStore store, Admission other) {
+            this.store = store;
+            this.other = other;
+        }
+
+        @Override
+        public MeasurementsRead measurements() throws Refusal {
+            MeasurementsRead read = store.measurements();
+            if (other != null) {
+                Admission now = other;
+                other = null;
+                now.run();
+            }
+            return read;
+        }
+
+        @Override
+        public boolean admitMeasurements(MeasurementsRead read, Optional<String> keyPin, OptionalLong floor) throws Refusal {
+            return store.admitMeasurements(read, keyPin, floor);
+        }
+
+        @Override
+        public CreateOutcome createAll(Map<BindingKey, String> bindings, OptionalLong controlPlanesUnchangedSince) throws Refusal {
+            return store.createAll(bindings, controlPlanesUnchangedSince);
+        }
+
+        @Override
+        public Optional<String> lookup(BindingKey key) throws Refusal {
+            return store.lookup(key);
+        }
+
+        @Override
+        public Admitted controlPlanes() throws Refusal {
+            return store.controlPlanes();
+        }
+
+        @Override
+        public long roundTrips() {
+            return store.roundTrips();
+        }
     }
 
     private static void assertNotPinned(Status refused, PublicKey signer, PublicKey pin) throws Exception {

@@ -74,8 +74,8 @@ class ReAttestationAttacksTest {
     @Test
     @DisplayName("an answer from another member's AK at this node's endpoint is a missed round (a misdirected endpoint), revoking neither")
     void misdirectedEndpoint() throws Exception {
-        ReAttestationRound.Result result = round.run(List.of(new BoundMachine("victim", victim.ak(), neighbour.endpoint()),
-                new BoundMachine("neighbour", neighbour.ak(), neighbour.endpoint())), bindings);
+        ReAttestationRound.Result result = round.run(List.of(new BoundMachine("victim", victim.ak(), neighbour.endpoint(), "worker"),
+                new BoundMachine("neighbour", neighbour.ak(), neighbour.endpoint(), "worker")), bindings);
         NodeOutcome.Missed missed = assertInstanceOf(NodeOutcome.Missed.class, result.outcomes().get("victim"));
         assertTrue(missed.why().contains("bound to node neighbour"), missed.why());
         assertEquals(new NodeOutcome.Attested("1.0"), result.outcomes().get("neighbour"));
@@ -87,7 +87,7 @@ class ReAttestationAttacksTest {
     @DisplayName("a replayed old answer (made for an earlier nonce) is refused as stale: a missed round, not an attestation")
     void replayedAnswer() throws Exception {
         replaying.replayOldAnswers();
-        NodeOutcome outcome = round.run(List.of(new BoundMachine("replaying", replaying.ak(), replaying.endpoint())), bindings)
+        NodeOutcome outcome = round.run(List.of(new BoundMachine("replaying", replaying.ak(), replaying.endpoint(), "worker")), bindings)
                 .outcomes().get("replaying");
         NodeOutcome.Missed missed = assertInstanceOf(NodeOutcome.Missed.class, outcome);
         assertTrue(missed.why().contains("NONCE_MISMATCH"), missed.why());
@@ -96,7 +96,7 @@ class ReAttestationAttacksTest {
     @Test
     @DisplayName("a TPM the EK CA does not vouch for, quoting this cluster's PCRs at a member's endpoint, is a missed round, revoking nothing")
     void untrustedTpmAtEndpoint() throws Exception {
-        NodeOutcome outcome = round.run(List.of(new BoundMachine("victim", victim.ak(), hostsOwn.endpoint())), bindings)
+        NodeOutcome outcome = round.run(List.of(new BoundMachine("victim", victim.ak(), hostsOwn.endpoint(), "worker")), bindings)
                 .outcomes().get("victim");
         NodeOutcome.Missed missed = assertInstanceOf(NodeOutcome.Missed.class, outcome);
         assertTrue(missed.why().contains("UNTRUSTED_AK"), missed.why());

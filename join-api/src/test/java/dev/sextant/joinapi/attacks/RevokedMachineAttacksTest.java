@@ -7,26 +7,21 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.sextant.etcd.client.EtcdClient;
 import dev.sextant.joinapi.FakeKeyService;
 import dev.sextant.joinapi.TestCaller;
-import dev.sextant.joinapi.TestCluster;
-import dev.sextant.joinapi.TestClusterStore;
+import dev.sextant.joinapi.TestJoinService;
+import dev.sextant.grpcsupport.Refusal;
+import dev.sextant.grpcsupport.WireRefusal;
+import dev.sextant.joinapi.nodestate.AttestationRecord;
+import dev.sextant.joinapi.nodestate.AttestationState;
 import dev.sextant.joinapi.nodestate.NodeStateStore;
 import dev.sextant.joinapi.nodestate.Revocation;
 import dev.sextant.proto.v1.IssueJoinTicketRequest;
 import dev.sextant.proto.v1.IssueRejoinTicketRequest;
-import dev.sextant.serviceconfig.JoinServiceConfig;
-import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
-import io.grpc.netty.NettyChannelBuilder;
-import io.micronaut.context.ApplicationContext;
-import io.micronaut.grpc.server.GrpcEmbeddedServer;
-import java.util.HashMap;
 import java.util.HexFormat;
-import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
-import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
@@ -43,44 +38,16 @@ class RevokedMachineAttacksTest {
     private static final String V1 = "/sextant/v1/";
     private static final byte[] INIT_AK = TestCaller.ak("revocation-init-node");
 
-    private TestCluster cluster;
-    private TestClusterStore etcd;
+    @AutoClose
+    private final TestJoinService service = new TestJoinService("join-a");
     private EtcdClient admin;
-    private ApplicationContext service;
-    private ManagedChannel channel;
     private NodeStateStore nodes;
 
     @BeforeAll
-    void start() throws Exception {
-        cluster = new TestCluster();
-        etcd = new TestClusterStore(1);
-        admin = etcd.admin();
-        Map<String, Object> p = new HashMap<>(etcd.joinService(cluster, "join-a"));
-        p.put(JoinServiceConfig.INIT_NODE_AK_NAME, HexFormat.of().formatHex(INIT_AK));
-        p.put(JoinServiceConfig.INIT_NODE_NODE_NAME, "revocation-cp-0");
-        p.put(JoinServiceConfig.INIT_NODE_DISK_UUIDS, UUID.randomUUID().toString());
-        p.put("grpc.server.port", "0");
-        service = ApplicationContext.run(p, "test");
-        GrpcEmbeddedServer server = service.getBean(GrpcEmbeddedServer.class);
-        server.start();
-        channel = NettyChannelBuilder.forAddress("127.0.0.1", server.getPort()).usePlaintext().build();
-        nodes = service.getBean(NodeStateStore.class);
-    }
-
-    @AfterAll
-    void stop() throws Exception {
-        if (channel != null) {
-            channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
-        }
-        if (service != null) {
-            service.close();
-        }
-        if (cluster != null) {
-            cluster.close();
-        }
-        if (etcd != null) {
-            etcd.close();
-        }
+    void start() {
+        service.initNode(INIT_AK, "revocation-cp-0").start();
+        admin = service.admin();
+        nodes = service.bean(NodeStateStore.class);
     }
 
     private static IssueJoinTicketRequest join(String disk, String node, String endpoint) {
@@ -97,6 +64,9 @@ class RevokedMachineAttacksTest {
         String message = e.getStatus().getDescription();
         assertTrue(message.startsWith("node " + node + " was revoked at 20"), message);
         assertTrue(message.contains(": " + reason + ";"), message);
+        // What the node acts on: the refusal's code and the revocation's, in the trailers, not the text.
+        assertEquals(Optional.of(new WireRefusal(Status.Code.PERMISSION_DENIED, "REVOKED", Optional.of(reason.split(":")[0]))),
+                WireRefusal.of(e));
     }
 
     @Test
@@ -104,32 +74,89 @@ class RevokedMachineAttacksTest {
     void endpointKept() throws Exception {
         byte[] ak = TestCaller.ak("endpoint-worker");
         String disk = UUID.randomUUID().toString();
-        TestCaller.as(channel, ak).issueJoinTicket(join(disk, "endpoint-worker", "10.0.0.5:7443"));
+        TestCaller.as(service.channel(), ak).issueJoinTicket(join(disk, "endpoint-worker", "10.0.0.5:7443"));
         assertEquals(Optional.of("10.0.0.5:7443"), admin.get(V1 + "nodes/endpoint-worker/endpoint"));
-        TestCaller.as(channel, ak).issueRejoinTicket(rejoin(disk, "10.0.0.9:7443"));
+        TestCaller.as(service.channel(), ak).issueRejoinTicket(rejoin(disk, "10.0.0.9:7443"));
         assertEquals(Optional.of("10.0.0.9:7443"), admin.get(V1 + "nodes/endpoint-worker/endpoint"));
 
         StatusRuntimeException bad = assertThrows(StatusRuntimeException.class,
-                () -> TestCaller.as(channel, ak).issueRejoinTicket(rejoin(disk, "10.0.0.9:7443/../x")));
+                () -> TestCaller.as(service.channel(), ak).issueRejoinTicket(rejoin(disk, "10.0.0.9:7443/../x")));
         assertEquals(Status.Code.INVALID_ARGUMENT, bad.getStatus().getCode());
         assertEquals(Optional.of("10.0.0.9:7443"), admin.get(V1 + "nodes/endpoint-worker/endpoint"));
     }
 
     @Test
-    @DisplayName("a revoked node's rejoin (its own disk, its own AK): PERMISSION_DENIED REVOKED naming the node, the time and the reason; no disk key, and its endpoint is not taken")
+    @DisplayName("a revoked node's rejoin (its own disk, its own AK): PERMISSION_DENIED REVOKED naming the node, the time and the reason, and the codes REVOKED and the revocation's in the trailers; no disk key, its endpoint is not taken, its record stays revoked")
     void revokedRejoin() throws Exception {
         byte[] ak = TestCaller.ak("revoked-rejoiner");
         String disk = UUID.randomUUID().toString();
-        assertEquals(FakeKeyService.keyFor(disk).length, TestCaller.as(channel, ak)
+        assertEquals(FakeKeyService.keyFor(disk).length, TestCaller.as(service.channel(), ak)
                 .issueJoinTicket(join(disk, "worker-r", "10.0.0.6:7443")).getStateDiskKey().size());
         nodes.revoke("worker-r", HexFormat.of().formatHex(ak), "PCR_MISMATCH: PCR 4 differs", "revocation-cp-0");
-        int kmsCalls = cluster.kms.calls.get();
+        int kmsCalls = service.cluster.kms.calls.get();
 
         refusedRevoked("worker-r", "PCR_MISMATCH: PCR 4 differs",
-                () -> TestCaller.as(channel, ak).issueRejoinTicket(rejoin(disk, "10.66.0.1:7443")));
+                () -> TestCaller.as(service.channel(), ak).issueRejoinTicket(rejoin(disk, "10.66.0.1:7443")));
 
-        assertEquals(kmsCalls, cluster.kms.calls.get(), "no key was fetched for a revoked machine");
+        assertEquals(kmsCalls, service.cluster.kms.calls.get(), "no key was fetched for a revoked machine");
         assertEquals(Optional.of("10.0.0.6:7443"), admin.get(V1 + "nodes/worker-r/endpoint"));
+        AttestationRecord record = nodes.attestation("worker-r").orElseThrow();
+        assertEquals(AttestationState.REVOKED, record.state(), "its record stays revoked: " + record);
+        assertEquals(Optional.of("PCR_MISMATCH: PCR 4 differs"), record.failure());
+    }
+
+    @Test
+    @DisplayName("a rejoin that a revocation overtakes after its check (the operator revokes while the ticket fetches the disk key): PERMISSION_DENIED REVOKED, its record stays revoked, its endpoint is not taken; the rejoin resurrects nothing")
+    void revocationRacingRejoin() throws Exception {
+        byte[] ak = TestCaller.ak("racing-rejoiner");
+        String disk = UUID.randomUUID().toString();
+        TestCaller.as(service.channel(), ak).issueJoinTicket(join(disk, "worker-race", "10.0.0.7:7443"));
+        assertEquals(AttestationState.ATTESTED, nodes.attestation("worker-race").orElseThrow().state());
+        service.cluster.kms.meanwhile = () -> {
+            try {
+                nodes.revoke("worker-race", HexFormat.of().formatHex(ak), Revocation.OPERATOR, Revocation.BY_OPERATOR);
+            } catch (Refusal e) {
+                throw new IllegalStateException(e);
+            }
+        };
+        try {
+            refusedRevoked("worker-race", "OPERATOR",
+                    () -> TestCaller.as(service.channel(), ak, "9.9.9").issueRejoinTicket(rejoin(disk, "10.66.0.2:7443")));
+        } finally {
+            service.cluster.kms.meanwhile = () -> { };
+        }
+
+        AttestationRecord record = nodes.attestation("worker-race").orElseThrow();
+        assertEquals(AttestationState.REVOKED, record.state(), "its record stays revoked: " + record);
+        assertEquals(Optional.of("unversioned"), record.imageVersion(), "the join's image, not the rejoin's");
+        assertEquals(Optional.of("10.0.0.7:7443"), admin.get(V1 + "nodes/worker-race/endpoint"));
+    }
+
+    @Test
+    @DisplayName("a join retried while a revocation lands after its check (the operator revokes while the ticket fetches its keys):"
+            + " PERMISSION_DENIED REVOKED, and no bootstrap token is left behind in kube-system for the refused ticket")
+    void revocationRacingJoinLeavesNoToken() throws Exception {
+        byte[] ak = TestCaller.ak("racing-joiner");
+        String disk = UUID.randomUUID().toString();
+        TestCaller.as(service.channel(), ak).issueJoinTicket(join(disk, "worker-jrace", "10.0.0.8:7443"));
+        int tokens = service.cluster.kube.bootstrapTokens().size();
+        service.cluster.kms.meanwhile = () -> {
+            try {
+                nodes.revoke("worker-jrace", HexFormat.of().formatHex(ak), Revocation.OPERATOR, Revocation.BY_OPERATOR);
+            } catch (Refusal e) {
+                throw new IllegalStateException(e);
+            }
+        };
+        try {
+            refusedRevoked("worker-jrace", "OPERATOR",
+                    () -> TestCaller.as(service.channel(), ak).issueJoinTicket(join(disk, "worker-jrace", "10.66.0.3:7443")));
+        } finally {
+            service.cluster.kms.meanwhile = () -> { };
+        }
+
+        assertEquals(tokens, service.cluster.kube.bootstrapTokens().size(), "no token for the refused ticket");
+        assertEquals(AttestationState.REVOKED, nodes.attestation("worker-jrace").orElseThrow().state());
+        assertEquals(Optional.of("10.0.0.8:7443"), admin.get(V1 + "nodes/worker-jrace/endpoint"));
     }
 
     @Test
@@ -137,12 +164,12 @@ class RevokedMachineAttacksTest {
     void revokedJoin() throws Exception {
         byte[] ak = TestCaller.ak("revoked-joiner");
         String disk = UUID.randomUUID().toString();
-        TestCaller.as(channel, ak).issueJoinTicket(join(disk, "worker-j", ""));
+        TestCaller.as(service.channel(), ak).issueJoinTicket(join(disk, "worker-j", ""));
         nodes.revoke("worker-j", HexFormat.of().formatHex(ak), Revocation.OPERATOR, Revocation.BY_OPERATOR);
 
-        refusedRevoked("worker-j", "OPERATOR", () -> TestCaller.as(channel, ak).issueJoinTicket(join(disk, "worker-j", "")));
+        refusedRevoked("worker-j", "OPERATOR", () -> TestCaller.as(service.channel(), ak).issueJoinTicket(join(disk, "worker-j", "")));
         String fresh = UUID.randomUUID().toString();
-        refusedRevoked("worker-j", "OPERATOR", () -> TestCaller.as(channel, ak).issueJoinTicket(join(fresh, "worker-j2", "")));
+        refusedRevoked("worker-j", "OPERATOR", () -> TestCaller.as(service.channel(), ak).issueJoinTicket(join(fresh, "worker-j2", "")));
         assertEquals(Optional.empty(), admin.get(V1 + "bindings/disk/" + fresh));
         assertEquals(Optional.empty(), admin.get(V1 + "bindings/node/worker-j2"));
     }

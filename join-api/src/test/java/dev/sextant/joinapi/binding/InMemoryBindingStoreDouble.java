@@ -32,8 +32,16 @@ public class InMemoryBindingStoreDouble implements BindingStore {
     private long revision = 1;
     private long roundTrips;
     private boolean down;
-    private long measurementsFloor = -1;
+    private Entry measurementsFloor;
     private Entry measurementsKeyPin;
+    private Interleaved afterNextPinRead;
+    private long writesLeft = Long.MAX_VALUE;
+
+    /** What another join service does between two steps of this one's admission. */
+    @FunctionalInterface
+    public interface Interleaved {
+        void run() throws Exception;
+    }
 
     @Override
     public synchronized CreateOutcome createAll(Map<BindingKey, String> bindings, OptionalLong controlPlanesUnchangedSince)
@@ -67,28 +75,33 @@ public class InMemoryBindingStoreDouble implements BindingStore {
     }
 
     @Override
-    public synchronized long raiseMeasurementsFloor(long version) throws Refusal {
+    public synchronized MeasurementsRead measurements() throws Refusal {
         answer();
-        measurementsFloor = Math.max(measurementsFloor, version);
-        return measurementsFloor;
+        MeasurementsRead read = new MeasurementsRead(Optional.ofNullable(measurementsKeyPin).map(e -> new Revisioned(e.value(), e.revision())),
+                Optional.ofNullable(measurementsFloor).map(e -> new Revisioned(e.value(), e.revision())));
+        interleave();
+        return read;
     }
 
     @Override
-    public synchronized Optional<Revisioned> measurementsKeyPin() throws Refusal {
+    public synchronized boolean admitMeasurements(MeasurementsRead read, Optional<String> keyPin, OptionalLong floor) throws Refusal {
         answer();
-        return Optional.ofNullable(measurementsKeyPin).map(e -> new Revisioned(e.value(), e.revision()));
-    }
-
-    @Override
-    public synchronized boolean putMeasurementsKeyPin(String value, long modRevision) throws Refusal {
-        answer();
-        long current = measurementsKeyPin == null ? 0 : measurementsKeyPin.revision();
-        if (current != modRevision) {
+        if (keyPin.isEmpty() && floor.isEmpty()) {
+            throw new IllegalArgumentException("a conditional write needs at least one key");
+        }
+        if (revisionOf(measurementsKeyPin) != read.keyPin().map(Revisioned::modRevision).orElse(0L)
+                || revisionOf(measurementsFloor) != read.floor().map(Revisioned::modRevision).orElse(0L)) {
             return false;
         }
+        write();
         revision++;
-        measurementsKeyPin = new Entry(value, revision);
+        keyPin.ifPresent(pin -> measurementsKeyPin = new Entry(pin, revision));
+        floor.ifPresent(version -> measurementsFloor = new Entry(Long.toString(version), revision));
         return true;
+    }
+
+    private static long revisionOf(Entry entry) {
+        return entry == null ? 0 : entry.revision();
     }
 
     @Override
@@ -105,6 +118,51 @@ public class InMemoryBindingStoreDouble implements BindingStore {
         roundTrips++;
         if (down) {
             throw new Refusal(JoinRefusal.CLUSTER_STORE_UNAVAILABLE, "the cluster store (etcd) did not answer (UNAVAILABLE); retry later");
+        }
+    }
+
+    /** Runs {@code other} once, right after the next read of the measurement key pin (with the floor) has been answered. */
+    public synchronized void afterNextPinRead(Interleaved other) {
+        afterNextPinRead = other;
+    }
+
+    /** Answers the next {@code writes} measurement writes, then refuses every one as an unanswering etcd (a service stopping). */
+    public synchronized void failMeasurementWritesAfter(long writes) {
+        writesLeft = writes;
+    }
+
+    /** The measurement key pin's text, for assertions. */
+    public synchronized Optional<String> measurementsKeyPinValue() {
+        return Optional.ofNullable(measurementsKeyPin).map(Entry::value);
+    }
+
+    /** The measurements floor, for assertions; -1 where none was raised. */
+    public synchronized long measurementsFloorValue() {
+        return measurementsFloor == null ? -1 : Long.parseLong(measurementsFloor.value());
+    }
+
+    /** Writes the measurements floor as an earlier writer (another join service, a publish) left it. */
+    public synchronized void putMeasurementsFloor(long version) {
+        revision++;
+        measurementsFloor = new Entry(Long.toString(version), revision);
+    }
+
+    private void write() throws Refusal {
+        if (writesLeft == 0) {
+            throw new Refusal(JoinRefusal.CLUSTER_STORE_UNAVAILABLE, "the cluster store (etcd) did not answer (UNAVAILABLE); retry later");
+        }
+        writesLeft--;
+    }
+
+    private void interleave() throws Refusal {
+        Interleaved other = afterNextPinRead;
+        afterNextPinRead = null;
+        if (other != null) {
+            try {
+                other.run();
+            } catch (Exception e) {
+                throw new IllegalStateException("the interleaved admission failed", e);
+            }
         }
     }
 

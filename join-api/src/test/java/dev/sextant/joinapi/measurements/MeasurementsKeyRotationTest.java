@@ -52,9 +52,8 @@ class MeasurementsKeyRotationTest {
         file = dir.resolve("measurements.json");
         keyFile = dir.resolve("measurements.pub");
         publish(1, first, null, first);
-        verifier = new ReloadingVerifier(file, ReloadingVerifier.PublicKeySource.file(keyFile), AkTrust.insecureTrustAnyAk(),
-                new BouncyCastleEcdsa(new SecureRandom()));
-        admission = new MeasurementsFloor(store, verifier, new MeasurementsKeyPin(store));
+        verifier = newVerifier();
+        admission = admissionOf(verifier);
     }
 
     @Test
@@ -62,7 +61,7 @@ class MeasurementsKeyRotationTest {
             + "rotating set; the service that held the rotating set moves the pin at the next key's first ticket")
     void rotationHandedOverBeforeAnyTicket() throws Exception {
         admission.admitSetInForce();
-        assertEquals(Optional.of(fingerprint(first)), store.measurementsKeyPin().map(p -> p.value()));
+        assertEquals(Optional.of(fingerprint(first)), store.measurementsKeyPinValue());
 
         publish(2, first, next, first);
         assertTrue(verifier.reload());
@@ -70,11 +69,11 @@ class MeasurementsKeyRotationTest {
         assertTrue(verifier.reload());
         admission.admitSetInForce();
 
-        KeyPin pin = KeyPin.parse(store.measurementsKeyPin().orElseThrow().value());
+        KeyPin pin = KeyPin.parse(store.measurementsKeyPinValue().orElseThrow());
         assertEquals(fingerprint(next), pin.key());
         assertEquals(new KeyPin.Rotation(fingerprint(first), verifier.setInForce().handedOverBy().orElseThrow().digest(), 2),
                 pin.rotation().orElseThrow());
-        assertEquals(3, store.raiseMeasurementsFloor(0));
+        assertEquals(3, store.measurementsFloorValue());
     }
 
     @Test
@@ -85,19 +84,60 @@ class MeasurementsKeyRotationTest {
         ReloadingVerifier restarted = new ReloadingVerifier(file, ReloadingVerifier.PublicKeySource.file(keyFile),
                 AkTrust.insecureTrustAnyAk(), new BouncyCastleEcdsa(new SecureRandom()));
         Refusal r = assertThrows(Refusal.class,
-                () -> new MeasurementsFloor(store, restarted, new MeasurementsKeyPin(store)).admitSetInForce());
+                () -> admissionOf(restarted).admitSetInForce());
         assertEquals(JoinRefusal.MEASUREMENTS_KEY_NOT_PINNED, r.reason());
     }
 
     @Test
     @DisplayName("a rotating set below the floor moves nothing: refused MEASUREMENTS_BELOW_FLOOR, the pin stays")
     void rotationBelowTheFloor() throws Exception {
-        store.raiseMeasurementsFloor(7);
+        admission.admitSetInForce(); // pins the first key (a refused admission writes nothing, not even a first pin)
+        store.putMeasurementsFloor(7);
         publish(2, first, next, first);
         verifier.reload();
         Refusal r = assertThrows(Refusal.class, () -> admission.admitSetInForce());
         assertEquals(JoinRefusal.MEASUREMENTS_BELOW_FLOOR, r.reason());
-        assertEquals(Optional.of(fingerprint(first)), store.measurementsKeyPin().map(p -> p.value()));
+        assertEquals(Optional.of(fingerprint(first)), store.measurementsKeyPinValue());
+        assertEquals(7, store.measurementsFloorValue());
+    }
+
+    @Test
+    @DisplayName("two join services admitting at once, a rotating set (6, signed by the pinned key, naming the next) and an "
+            + "old-key set (7) whose pin was read before the rotation: the old-key set is refused MEASUREMENTS_KEY_NOT_PINNED "
+            + "and raises no floor; the floor and the pin never disagree")
+    void concurrentAdmissionsNeverDisagree() throws Exception {
+        admission.admitSetInForce();
+        publish(7, first, null, first);
+        ReloadingVerifier other = newVerifier(); // another join service, holding version 7 of the old key
+        publish(6, first, next, first);
+        assertTrue(verifier.reload());
+
+        store.afterNextPinRead(() -> admission.admitSetInForce()); // the rotation lands between the other's steps
+        Refusal r = assertThrows(Refusal.class, () -> admissionOf(other).admitSetInForce(),
+                "a set of the old key admitted after the pin moved");
+        assertEquals(JoinRefusal.MEASUREMENTS_KEY_NOT_PINNED, r.reason());
+        assertEquals(fingerprint(next), KeyPin.parse(store.measurementsKeyPinValue().orElseThrow()).key());
+        assertEquals(6, store.measurementsFloorValue(), "the floor was raised by a set whose key is not the pin");
+    }
+
+    @Test
+    @DisplayName("a join service stopping during a rotating set's admission (its cluster store writes fail after the first): "
+            + "nothing or everything, never the floor raised to the rotating set's version with the pin unmoved")
+    void stoppedMidAdmissionLeavesNothingOrEverything() throws Exception {
+        admission.admitSetInForce();
+        publish(6, first, next, first);
+        assertTrue(verifier.reload());
+
+        store.failMeasurementWritesAfter(1);
+        try {
+            admission.admitSetInForce();
+        } catch (Refusal stopped) {
+            assertEquals(JoinRefusal.CLUSTER_STORE_UNAVAILABLE, stopped.reason());
+        }
+        String pinned = KeyPin.parse(store.measurementsKeyPinValue().orElseThrow()).key();
+        long floor = store.measurementsFloorValue();
+        assertTrue((floor == 1 && pinned.equals(fingerprint(first))) || (floor == 6 && pinned.equals(fingerprint(next))),
+                "floor " + floor + " with the pin at " + (pinned.equals(fingerprint(first)) ? "the old key" : "the next key"));
     }
 
     @Test
@@ -113,6 +153,16 @@ class MeasurementsKeyRotationTest {
         for (String bad : new String[]{"", a + " ", "sha256:" + "A".repeat(64), a + " from " + b, "-----BEGIN PUBLIC KEY-----"}) {
             assertThrows(IllegalArgumentException.class, () -> KeyPin.parse(bad), bad);
         }
+    }
+
+    /** A join service's verifier on the files as they are now. */
+    private ReloadingVerifier newVerifier() throws Exception {
+        return new ReloadingVerifier(file, ReloadingVerifier.PublicKeySource.file(keyFile), AkTrust.insecureTrustAnyAk(),
+                new BouncyCastleEcdsa(new SecureRandom()));
+    }
+
+    private MeasurementsFloor admissionOf(ReloadingVerifier set) {
+        return new MeasurementsFloor(store, set);
     }
 
     private void publish(long version, KeyPair signing, KeyPair nextKey, KeyPair configured) throws Exception {

@@ -1,12 +1,12 @@
 package dev.sextant.joinapi.nodestate;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.sextant.etcd.client.CreateIfAbsentResult;
 import dev.sextant.etcd.client.EtcdClient;
-import dev.sextant.etcd.client.EtcdClientConfig;
 import dev.sextant.etcd.client.Fence;
 import dev.sextant.joinapi.TestClusterStore;
 import dev.sextant.joinapi.clusterstore.EtcdConnection;
@@ -17,6 +17,7 @@ import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.UUID;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -42,16 +43,12 @@ class NodeStateStoreTest {
     void start() {
         etcd = new TestClusterStore(1);
         admin = etcd.admin();
-        connection = new EtcdConnection(new EtcdClientConfig(List.of(etcd.etcd().member("etcd-0").clientEndpoint()),
-                etcd.etcd().clientTls("join-service"), Duration.ofSeconds(2)));
+        connection = etcd.connection("join-service");
         store = new NodeStateStore(connection, Clock.fixed(NOW, ZoneOffset.UTC));
     }
 
     @AfterAll
     void stop() throws Exception {
-        if (connection != null) {
-            connection.close();
-        }
         if (etcd != null) {
             etcd.close();
         }
@@ -167,17 +164,93 @@ class NodeStateStoreTest {
         String name = name();
         String ak = ak();
         bind(name, ak, "worker");
-        assertTrue(store.recordAttestation(name, AttestationRecord.attested(NOW, "1.2.0"), tenure));
+        assertEquals(AttestationWrite.WRITTEN, store.recordAttestation(name, ak, AttestationRecord.attested(NOW, "1.2.0"), tenure, 0));
+        long readAt = store.states().attestation(name).modRevision();
 
         admin.revokeLease(lease); // the tenure ends: its key goes with its lease
         admin.createIfAbsent(holderKey, "cp-1", 0); // the next holder's tenure: the same key, another create revision
         long before = counter();
 
-        assertFalse(store.recordAttestation(name, AttestationRecord.missedAfter(Optional.empty(), "late"), tenure));
-        assertEquals(Optional.empty(), store.revoke(name, ak, "UNREACHABLE", "cp-0", tenure));
+        assertEquals(AttestationWrite.TENURE_ENDED,
+                store.recordAttestation(name, ak, AttestationRecord.missedAfter(Optional.empty(), "late"), tenure, readAt));
+        assertEquals(new RevocationWrite(AttestationWrite.TENURE_ENDED, Optional.empty()),
+                store.revoke(name, ak, "UNREACHABLE", "cp-0", tenure, OptionalLong.of(readAt)));
         assertFalse(store.isRevoked(ak));
         assertEquals(before, counter());
         assertEquals(AttestationState.ATTESTED, store.attestation(name).orElseThrow().state());
+    }
+
+    @Test
+    @DisplayName("A round's write over a record that a rejoin replaced since the round read it writes nothing and says SUPERSEDED: "
+            + "neither the stale missed round nor the UNREACHABLE revocation; a revocation on the round's own evidence still lands")
+    void staleRoundWritesNothing() throws Exception {
+        String holderKey = V1 + "reattest/holder-test-" + UUID.randomUUID();
+        long created = ((CreateIfAbsentResult.Created) admin.createIfAbsent(holderKey, "cp-0", 0)).revision();
+        Fence tenure = new Fence(holderKey, created);
+        String name = name();
+        String ak = ak();
+        bind(name, ak, "worker");
+        AttestationRecord twoMissed = AttestationRecord.missedAfter(Optional.of(AttestationRecord.missedAfter(
+                Optional.of(AttestationRecord.attested(NOW.minusSeconds(600), "1.1.0")), "no answer")), "no answer");
+        store.recordAttestation(name, twoMissed);
+        VersionedAttestation read = store.states().attestation(name); // the round reads
+        assertEquals(Optional.of(twoMissed), read.record());
+        assertEquals(VersionedAttestation.ABSENT, store.states().attestation(name()));
+
+        store.recordAttested(name, ak, "1.2.0", Optional.of("10.0.0.8:7443"), Optional.empty()); // the node rejoins meanwhile
+        long before = counter();
+
+        assertEquals(AttestationWrite.SUPERSEDED, store.recordAttestation(name, ak,
+                AttestationRecord.missedAfter(read.record(), "rebooting"), tenure, read.modRevision()));
+        assertEquals(new RevocationWrite(AttestationWrite.SUPERSEDED, Optional.empty()),
+                store.revoke(name, ak, "UNREACHABLE: missed 3 rounds in a row", "cp-0", tenure, OptionalLong.of(read.modRevision())));
+        assertEquals(Optional.of(AttestationRecord.attested(NOW, "1.2.0")), store.attestation(name), "the rejoin's record stands");
+        assertFalse(store.isRevoked(ak));
+        assertEquals(before, counter());
+
+        RevocationWrite onEvidence = store.revoke(name, ak, "PCR_MISMATCH: PCR 4 differs", "cp-0", tenure, OptionalLong.empty());
+        assertEquals(AttestationWrite.WRITTEN, onEvidence.outcome());
+        assertEquals("PCR_MISMATCH: PCR 4 differs", onEvidence.inForce().orElseThrow().reason());
+        assertEquals(before + 1, counter());
+    }
+
+    @Test
+    @DisplayName("A ticket's attestation writes the round's record (attested now, its image), the endpoint and the member key in one transaction")
+    void ticketRecordsAttested() throws Exception {
+        String name = name();
+        String ak = ak();
+        bind(name, ak, "worker");
+        store.recordAttestation(name, AttestationRecord.missedAfter(Optional.of(AttestationRecord.attested(NOW.minusSeconds(600), "1.1.0")),
+                "no answer"));
+        byte[] key = new byte[32];
+        key[0] = 7;
+
+        assertEquals(AttestationWrite.WRITTEN, store.recordAttested(name, ak, "1.2.0", Optional.of("10.0.0.8:7443"), Optional.of(key)));
+
+        assertEquals(Optional.of(AttestationRecord.attested(NOW, "1.2.0")), store.attestation(name));
+        assertEquals(Optional.of("10.0.0.8:7443"), store.endpoint(name));
+        assertArrayEquals(key, store.memberKey(name).orElseThrow());
+    }
+
+    @Test
+    @DisplayName("No record of an attested node is written once its AK is revoked, a ticket's or a round's: the record stays revoked, nothing else is written")
+    void revokedStaysRevoked() throws Exception {
+        String holderKey = V1 + "reattest/holder-test-" + UUID.randomUUID();
+        long created = ((CreateIfAbsentResult.Created) admin.createIfAbsent(holderKey, "cp-0", 0)).revision();
+        String name = name();
+        String ak = ak();
+        bind(name, ak, "worker");
+        store.recordAttested(name, ak, "1.1.0", Optional.of("10.0.0.9:7443"), Optional.empty());
+        store.revoke(name, ak, "OPERATOR", "operator");
+        AttestationRecord revoked = store.attestation(name).orElseThrow();
+
+        assertEquals(AttestationWrite.REVOKED, store.recordAttested(name, ak, "1.2.0", Optional.of("10.66.0.1:7443"), Optional.empty()));
+        assertEquals(AttestationWrite.REVOKED, store.recordAttestation(name, ak, AttestationRecord.attested(NOW, "1.2.0"),
+                new Fence(holderKey, created), store.states().attestation(name).modRevision()));
+
+        assertEquals(AttestationState.REVOKED, revoked.state());
+        assertEquals(Optional.of(revoked), store.attestation(name));
+        assertEquals(Optional.of("10.0.0.9:7443"), store.endpoint(name));
     }
 
     @Test
@@ -216,5 +289,40 @@ class NodeStateStoreTest {
         assertEquals(akRevoked, all.get(2).ak());
         assertEquals(AttestationState.UNREACHABLE, all.get(3).state());
         assertEquals(NodeStatus.NOT_REATTESTED_YET, all.get(3).reason());
+    }
+
+    @Test
+    @DisplayName("What a round reads (every bound node with its role, endpoint, revocation, and its record with the revision the"
+            + " round's writes compare) is one read at one revision, one round trip; it is the operator's view, and the"
+            + " revisions are the records' own")
+    void roundReadsOnce() throws Exception {
+        String recorded = "ba-" + name();
+        String absent = "bb-" + name();
+        String akRecorded = ak();
+        bind(recorded, akRecorded, "worker");
+        bind(absent, ak(), "worker");
+        store.recordEndpoint(recorded, "10.0.0.3:7443");
+        store.recordAttestation(recorded, AttestationRecord.attested(NOW.minusSeconds(30), "1.2.0"));
+
+        long before = connection.roundTrips();
+        NodeStates states = store.states();
+        assertEquals(1, connection.roundTrips() - before, "one round trip for the bindings, the records and the revocations");
+
+        assertEquals(store.all(), states.nodes());
+        VersionedAttestation read = states.attestation(recorded);
+        assertEquals(Optional.of(AttestationRecord.attested(NOW.minusSeconds(30), "1.2.0")), read.record());
+        assertEquals(admin.getVersioned(V1 + "nodes/" + recorded + "/attestation").orElseThrow().modRevision(), read.modRevision());
+        assertEquals(VersionedAttestation.ABSENT, states.attestation(absent));
+        NodeStatus status = states.nodes().stream().filter(n -> n.name().equals(recorded)).findFirst().orElseThrow();
+        assertEquals(Optional.of("10.0.0.3:7443"), status.endpoint());
+        assertEquals(akRecorded, status.ak());
+
+        // The revision read is the one a round's write compares: the write lands on it, and after it the old one is stale.
+        String holderKey = V1 + "reattest/holder-test-" + UUID.randomUUID();
+        long created = ((CreateIfAbsentResult.Created) admin.createIfAbsent(holderKey, "cp-0", 0)).revision();
+        Fence tenure = new Fence(holderKey, created);
+        AttestationRecord missed = AttestationRecord.missedAfter(read.record(), "no answer");
+        assertEquals(AttestationWrite.WRITTEN, store.recordAttestation(recorded, akRecorded, missed, tenure, read.modRevision()));
+        assertEquals(AttestationWrite.SUPERSEDED, store.recordAttestation(recorded, akRecorded, missed, tenure, read.modRevision()));
     }
 }

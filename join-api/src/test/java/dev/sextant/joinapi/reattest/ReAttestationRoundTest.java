@@ -72,17 +72,28 @@ class ReAttestationRoundTest {
         return result.outcomes().get(machine.name());
     }
 
+    /** One round over {@code node} alone, in a round of its own whose EK CA is that node's TPM's. */
+    private NodeOutcome ownRound(SwtpmNode node) throws Exception {
+        ClusterEvidence policy = new ClusterEvidence(setInForce::get, AkTrust.ekCa(List.of(node.ekCa())),
+                new BouncyCastleEcdsa(new SecureRandom()), clusterId);
+        try (ReAttestationRound own = new ReAttestationRound(new NodeCall(policy, new BouncyCastleEcdsa(new SecureRandom()),
+                Duration.ofSeconds(5))::ask, 1)) {
+            return own.run(List.of(new BoundMachine("own", node.ak(), node.endpoint(), "worker")), ak -> Optional.empty())
+                    .outcomes().get("own");
+        }
+    }
+
     @Test
     @DisplayName("a member whose bound AK quotes an admitted image and this cluster's PCR 15 is attested, naming the image version")
     void healthyMemberAttested() throws Exception {
-        NodeOutcome outcome = one(new BoundMachine("healthy", healthy.ak(), healthy.endpoint()));
+        NodeOutcome outcome = one(new BoundMachine("healthy", healthy.ak(), healthy.endpoint(), "worker"));
         assertEquals(new NodeOutcome.Attested("1.0"), outcome);
     }
 
     @Test
     @DisplayName("a member that extended a checked PCR fails with PCR_MISMATCH naming the PCR")
     void pcrChangeFails() throws Exception {
-        BoundMachine machine = new BoundMachine("changed", changed.ak(), changed.endpoint());
+        BoundMachine machine = new BoundMachine("changed", changed.ak(), changed.endpoint(), "worker");
         assertInstanceOf(NodeOutcome.Attested.class, one(machine));
         changed.extend(9);
         NodeOutcome.Failed failed = assertInstanceOf(NodeOutcome.Failed.class, one(machine));
@@ -94,15 +105,8 @@ class ReAttestationRoundTest {
     @DisplayName("a member that rebooted and has not rejoined yet (PCR 15 still zero, the image admitted) has missed the round, not failed")
     void rebootingMemberMissed() throws Exception {
         try (SwtpmNode rebooting = SwtpmNode.rebooting()) {
-            ClusterEvidence policy = new ClusterEvidence(setInForce::get, AkTrust.ekCa(List.of(rebooting.ekCa())),
-                    new BouncyCastleEcdsa(new SecureRandom()), clusterId);
-            try (ReAttestationRound own = new ReAttestationRound(new NodeCall(policy, new BouncyCastleEcdsa(new SecureRandom()),
-                    Duration.ofSeconds(5))::ask, 1)) {
-                NodeOutcome outcome = own.run(List.of(new BoundMachine("rebooting", rebooting.ak(), rebooting.endpoint())),
-                        ak -> Optional.empty()).outcomes().get("rebooting");
-                NodeOutcome.Missed missed = assertInstanceOf(NodeOutcome.Missed.class, outcome);
-                assertTrue(missed.why().contains("has not rejoined yet"), missed.why());
-            }
+            NodeOutcome.Missed missed = assertInstanceOf(NodeOutcome.Missed.class, ownRound(rebooting));
+            assertTrue(missed.why().contains("has not rejoined yet"), missed.why());
         }
     }
 
@@ -110,16 +114,9 @@ class ReAttestationRoundTest {
     @DisplayName("a member of a PCR-15 mark of another cluster fails with PCR_MISMATCH naming PCR 15")
     void otherClusterFails() throws Exception {
         try (SwtpmNode other = SwtpmNode.member(random())) {
-            ClusterEvidence policy = new ClusterEvidence(setInForce::get, AkTrust.ekCa(List.of(other.ekCa())),
-                    new BouncyCastleEcdsa(new SecureRandom()), clusterId);
-            try (ReAttestationRound own = new ReAttestationRound(new NodeCall(policy, new BouncyCastleEcdsa(new SecureRandom()),
-                    Duration.ofSeconds(5))::ask, 1)) {
-                NodeOutcome outcome = own.run(List.of(new BoundMachine("other", other.ak(), other.endpoint())), ak -> Optional.empty())
-                        .outcomes().get("other");
-                NodeOutcome.Failed failed = assertInstanceOf(NodeOutcome.Failed.class, outcome);
-                assertEquals(RevocationReason.PCR_MISMATCH, failed.reason());
-                assertTrue(failed.detail().contains("PCR 15"), failed.detail());
-            }
+            NodeOutcome.Failed failed = assertInstanceOf(NodeOutcome.Failed.class, ownRound(other));
+            assertEquals(RevocationReason.PCR_MISMATCH, failed.reason());
+            assertTrue(failed.detail().contains("PCR 15"), failed.detail());
         }
     }
 
@@ -133,7 +130,25 @@ class ReAttestationRoundTest {
                 List.of(new ImageMeasurements("1.0", image))));
         try {
             NodeOutcome.Failed failed = assertInstanceOf(NodeOutcome.Failed.class,
-                    one(new BoundMachine("healthy", healthy.ak(), healthy.endpoint())));
+                    one(new BoundMachine("healthy", healthy.ak(), healthy.endpoint(), "worker")));
+            assertEquals(RevocationReason.IMAGE_RETIRED, failed.reason());
+            assertTrue(failed.detail().contains("1.0"), failed.detail());
+        } finally {
+            setInForce.set(before);
+        }
+    }
+
+    @Test
+    @DisplayName("a member the host booted from a retired image fails with IMAGE_RETIRED also before it rejoined"
+            + " (PCR 15 still zero): a retired image is no rebooting member's missed round")
+    void retiredImageBeforeRejoinFails() throws Exception {
+        MeasurementSet before = setInForce.get();
+        byte[] newUki = new byte[32];
+        Arrays.fill(newUki, (byte) 0x42);
+        setInForce.set(new MeasurementSet(2, image.variant(), List.of(new ImageMeasurements("2.0", image.enforcing(4, newUki))),
+                List.of(new ImageMeasurements("1.0", image))));
+        try (SwtpmNode rebooting = SwtpmNode.rebooting()) {
+            NodeOutcome.Failed failed = assertInstanceOf(NodeOutcome.Failed.class, ownRound(rebooting));
             assertEquals(RevocationReason.IMAGE_RETIRED, failed.reason());
             assertTrue(failed.detail().contains("1.0"), failed.detail());
         } finally {
@@ -145,7 +160,7 @@ class ReAttestationRoundTest {
     @DisplayName("valid evidence of this cluster from an AK bound to no node, at a member's endpoint, is AK_MISMATCH")
     void akSwapFails() throws Exception {
         NodeOutcome.Failed failed = assertInstanceOf(NodeOutcome.Failed.class,
-                one(new BoundMachine("swapped", healthy.ak(), unbound.endpoint())));
+                one(new BoundMachine("swapped", healthy.ak(), unbound.endpoint(), "worker")));
         assertEquals(RevocationReason.AK_MISMATCH, failed.reason());
     }
 
@@ -157,16 +172,16 @@ class ReAttestationRoundTest {
             closedPort = s.getLocalPort();
         }
         NodeOutcome.Missed missed = assertInstanceOf(NodeOutcome.Missed.class,
-                one(new BoundMachine("silent", healthy.ak(), "127.0.0.1:" + closedPort)));
+                one(new BoundMachine("silent", healthy.ak(), "127.0.0.1:" + closedPort, "worker")));
         assertTrue(missed.why().contains("UNAVAILABLE"), missed.why());
     }
 
     @Test
     @DisplayName("a round asks many members at once and judges each on its own")
     void manyAtOnce() throws Exception {
-        List<BoundMachine> machines = List.of(new BoundMachine("healthy", healthy.ak(), healthy.endpoint()),
-                new BoundMachine("bound", bound.ak(), bound.endpoint()),
-                new BoundMachine("nowhere", unbound.ak(), "not an endpoint"));
+        List<BoundMachine> machines = List.of(new BoundMachine("healthy", healthy.ak(), healthy.endpoint(), "worker"),
+                new BoundMachine("bound", bound.ak(), bound.endpoint(), "worker"),
+                new BoundMachine("nowhere", unbound.ak(), "not an endpoint", "worker"));
         ReAttestationRound.Result result = round.run(machines, bindings);
         System.out.println("round: " + result.summary());
         assertEquals(new NodeOutcome.Attested("1.0"), result.outcomes().get("healthy"));
@@ -183,7 +198,7 @@ class ReAttestationRoundTest {
         SwtpmNode[] nodes = {healthy, bound, unbound};
         for (int i = 0; i < 30; i++) {
             SwtpmNode node = nodes[i % nodes.length];
-            machines.add(new BoundMachine("member-" + i, node.ak(), node.endpoint()));
+            machines.add(new BoundMachine("member-" + i, node.ak(), node.endpoint(), "worker"));
         }
         try (ReAttestationRound six = new ReAttestationRound(call::ask, 6)) {
             six.run(machines, bindings); // warm: the AK chains are cached after the first round, as in a running service

@@ -1,5 +1,12 @@
 package dev.sextant.joinapi.reattest;
 
+import com.google.protobuf.ByteString;
+import dev.sextant.keys.member.CertificateRenewal;
+import dev.sextant.keys.member.MemberCredentials;
+import dev.sextant.proto.v1.RenewMemberCertificateRequest;
+import dev.sextant.proto.v1.RenewMemberCertificateResponse;
+import java.time.Instant;
+
 import dev.sextant.atls.AtlsContexts;
 import dev.sextant.atls.AtlsServers;
 import dev.sextant.atls.ClientVerification;
@@ -29,7 +36,10 @@ import java.nio.file.Path;
 import java.security.cert.X509Certificate;
 import java.util.HexFormat;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 
 /**
  * A node as the re-attestation duty sees it: a real (swtpm) TPM behind a VerifyService on a real port,
@@ -43,6 +53,12 @@ public final class SwtpmNode implements AutoCloseable {
     private final TpmAttester attester;
     private final Server server;
     private final AtomicReference<AttestationDocument> replayed = new AtomicReference<>();
+    /** The member credentials its discovery would sign with; null: it holds none. */
+    private final AtomicReference<MemberCredentials> member = new AtomicReference<>();
+    /** The CPU its VerifyService handlers took (thread CPU, ns) and how many GetAttestation calls it answered: for the bench. */
+    private final AtomicLong answerCpuNanos = new AtomicLong();
+    private final AtomicLong answers = new AtomicLong();
+    private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
 
     private SwtpmNode(Swtpm tpm) throws Exception {
         this.tpm = tpm;
@@ -104,11 +120,35 @@ public final class SwtpmNode implements AutoCloseable {
         tpm.client().pcr().event(pcr, "something unmeasured ran".getBytes());
     }
 
+    /**
+     * Gives this node member credentials, as its join ticket does: its answers carry the certificate, and it
+     * takes renewals by the node's own rule ({@link CertificateRenewal}, as node-boot's {@code VerifyEndpoint}).
+     */
+    public SwtpmNode withMember(MemberCredentials credentials) {
+        member.set(credentials);
+        return this;
+    }
+
+    /** The member credentials it holds now (the newest certificate it took). */
+    public MemberCredentials member() {
+        return member.get();
+    }
+
     /** From now on GetAttestation returns the document it gave for an earlier nonce (a replay), the handshake stays genuine. */
     public void replayOldAnswers() throws AttestationException {
         byte[] earlier = new byte[32];
         earlier[0] = 1;
         replayed.set(attester.attest(Purpose.VERIFY, earlier, new byte[0]));
+    }
+
+    /** Thread CPU (ns) its GetAttestation and RenewMemberCertificate handlers took so far (the quote's wait on swtpm not included). */
+    public long answerCpuNanos() {
+        return answerCpuNanos.get();
+    }
+
+    /** GetAttestation calls answered so far. */
+    public long answers() {
+        return answers.get();
     }
 
     @Override
@@ -120,6 +160,16 @@ public final class SwtpmNode implements AutoCloseable {
     private final class Endpoint extends VerifyServiceGrpc.VerifyServiceImplBase {
         @Override
         public void getAttestation(GetAttestationRequest request, StreamObserver<GetAttestationResponse> response) {
+            long cpu = THREADS.getCurrentThreadCpuTime();
+            try {
+                answer(request, response);
+            } finally {
+                answerCpuNanos.addAndGet(THREADS.getCurrentThreadCpuTime() - cpu);
+                answers.incrementAndGet();
+            }
+        }
+
+        private void answer(GetAttestationRequest request, StreamObserver<GetAttestationResponse> response) {
             if (request.getNonce().size() != 32) {
                 response.onError(Status.INVALID_ARGUMENT.withDescription("nonce must be 32 bytes").asRuntimeException());
                 return;
@@ -127,10 +177,42 @@ public final class SwtpmNode implements AutoCloseable {
             try {
                 AttestationDocument document = replayed.get() != null ? replayed.get()
                         : attester.attest(Purpose.VERIFY, request.getNonce().toByteArray(), new byte[0]);
-                response.onNext(GetAttestationResponse.newBuilder().setAttestation(document).build());
+                GetAttestationResponse.Builder answer = GetAttestationResponse.newBuilder().setAttestation(document);
+                MemberCredentials held = member.get();
+                if (held != null) {
+                    answer.setMemberCertificate(ByteString.copyFrom(held.certificate()));
+                }
+                response.onNext(answer.build());
                 response.onCompleted();
             } catch (AttestationException e) {
                 response.onError(Status.UNAVAILABLE.withDescription("no attestation").asRuntimeException());
+            }
+        }
+
+        @Override
+        public void renewMemberCertificate(RenewMemberCertificateRequest request,
+                                           StreamObserver<RenewMemberCertificateResponse> response) {
+            long cpu = THREADS.getCurrentThreadCpuTime();
+            try {
+                renew(request, response);
+            } finally {
+                answerCpuNanos.addAndGet(THREADS.getCurrentThreadCpuTime() - cpu);
+            }
+        }
+
+        private void renew(RenewMemberCertificateRequest request, StreamObserver<RenewMemberCertificateResponse> response) {
+            MemberCredentials held = member.get();
+            if (held == null) {
+                response.onError(Status.FAILED_PRECONDITION.withDescription("no member certificate").asRuntimeException());
+                return;
+            }
+            try {
+                member.set(CertificateRenewal.renew(held, request.getMemberCertificate().toByteArray(), Instant.now()));
+                response.onNext(RenewMemberCertificateResponse.getDefaultInstance());
+                response.onCompleted();
+            } catch (CertificateRenewal.Refused refused) {
+                response.onError((refused.kind() == CertificateRenewal.Kind.NOT_THIS_MEMBER ? Status.PERMISSION_DENIED
+                        : Status.INVALID_ARGUMENT).withDescription(refused.getMessage()).asRuntimeException());
             }
         }
     }

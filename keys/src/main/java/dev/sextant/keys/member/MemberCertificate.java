@@ -90,6 +90,21 @@ public record MemberCertificate(byte[] publicKey, String nodeName, MemberRole ro
      * and it is valid at {@code now}; otherwise IllegalArgumentException saying what is wrong.
      */
     public static MemberCertificate verify(byte[] encoded, byte[] caPublicKey, Instant now) {
+        MemberCertificate c = signedBy(encoded, caPublicKey);
+        if (!c.validAt(now)) {
+            throw new IllegalArgumentException("member certificate of " + c.nodeName() + " is valid only from "
+                    + c.notBefore() + " to " + c.notAfter());
+        }
+        return c;
+    }
+
+    /**
+     * The statement in {@code encoded} if the CA whose public key is {@code caPublicKey} signed it, whatever
+     * its validity; otherwise IllegalArgumentException saying what is wrong. For the member's own certificate
+     * (an expired one still says who the member is while it waits for a renewal) and for a renewal's
+     * comparison with it; a receiver of records uses {@link #verify}.
+     */
+    public static MemberCertificate signedBy(byte[] encoded, byte[] caPublicKey) {
         if (encoded.length > MAX_BYTES || encoded.length <= MemberKey.SIGNATURE_BYTES) {
             throw new IllegalArgumentException("member certificate of " + encoded.length + " bytes is not 65.."
                     + MAX_BYTES);
@@ -99,12 +114,13 @@ public record MemberCertificate(byte[] publicKey, String nodeName, MemberRole ro
         if (!MemberKey.verify(caPublicKey, body, Arrays.copyOfRange(encoded, split, encoded.length))) {
             throw new IllegalArgumentException("member certificate is not signed by this cluster's discovery CA");
         }
-        MemberCertificate c = parse(body);
-        if (!c.validAt(now)) {
-            throw new IllegalArgumentException("member certificate of " + c.nodeName() + " is valid only from "
-                    + c.notBefore() + " to " + c.notAfter());
-        }
-        return c;
+        return parse(body);
+    }
+
+    /** Whether {@code other} certifies the same key, node name, role and cluster (its validity aside). */
+    public boolean sameSubject(MemberCertificate other) {
+        return MessageDigest.isEqual(publicKey, other.publicKey) && nodeName.equals(other.nodeName) && role == other.role
+                && MessageDigest.isEqual(clusterId, other.clusterId);
     }
 
     private static MemberCertificate parse(byte[] body) {

@@ -19,11 +19,30 @@ public record MemberCredentials(byte[] privateKey, byte[] certificate, byte[] ca
      * when the two do not belong together (a certificate for another key, or by another CA).
      */
     public MemberCertificate check(Instant now) {
-        MemberCertificate c = MemberCertificate.verify(certificate, caPublicKey, now);
+        MemberCertificate c = certified();
+        if (!c.validAt(now)) {
+            throw new IllegalArgumentException("member certificate of " + c.nodeName() + " is valid only from "
+                    + c.notBefore() + " to " + c.notAfter());
+        }
+        return c;
+    }
+
+    /**
+     * Like {@link #check} but whatever the certificate's validity: who this member is. A member whose
+     * certificate expired (it was not re-attested in time, or it rebooted after its hour) still knows its
+     * name, role and cluster, and waits for a renewal; receivers refuse its records meanwhile.
+     */
+    public MemberCertificate certified() {
+        MemberCertificate c = MemberCertificate.signedBy(certificate, caPublicKey);
         if (!java.util.Arrays.equals(c.publicKey(), new MemberKey(privateKey).publicKey())) {
             throw new IllegalArgumentException("the member certificate certifies another key than this member's");
         }
         return c;
+    }
+
+    /** The same key and CA with {@code renewed} as the certificate; see {@link CertificateRenewal}. */
+    MemberCredentials withCertificate(byte[] renewed) {
+        return new MemberCredentials(privateKey, renewed, caPublicKey);
     }
 
     @Override

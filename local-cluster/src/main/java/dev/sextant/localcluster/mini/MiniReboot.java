@@ -52,7 +52,7 @@ final class MiniReboot {
         if (!powerOff.qemu(node) || !powerOff.swtpm(node)) {
             throw new MiniFailure(name + " could not be powered off (its processes survived SIGKILL)");
         }
-        progress.accept(name + ": powered off; its state disk and TPM state are kept");
+        progress.accept(name + ": powered off; its disks and TPM state are kept");
         boolean rejoins = StartOrder.rejoins(node, NodeLaunch.read(layout.launch(name)).settings()
                 .containsKey(NodeSettings.JOIN_ENDPOINTS), state);
         NodeComeback comeback = new NodeComeback(layout, progress, recover);

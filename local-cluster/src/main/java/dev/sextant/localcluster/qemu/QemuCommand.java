@@ -17,16 +17,18 @@ import java.util.stream.Collectors;
  * strings {@code dev.sextant.setting:NAME=VALUE} (multi-line values base64 in the {@code .binary}
  * form), not on the (measured) kernel command line and not as systemd credentials, which the image
  * does not import; raw OEM strings follow them verbatim. An optional state disk is the second
- * virtio disk ({@code /dev/vdb} in the guest).
+ * virtio disk ({@code /dev/vdb} in the guest); data volumes follow it (the guest finds them by their
+ * GPT partition names, not their order).
  */
 record QemuCommand(HostTools tools, Path image, Path ovmfVars, Path tpmSocket, Path console,
                    Map<Integer, Integer> hostToGuestPorts, int memoryMiB, int cpus, Accel accel,
-                   Map<String, String> settings, List<String> rawOemStrings, Optional<Path> stateDisk) {
+                   Map<String, String> settings, List<String> rawOemStrings, Optional<Path> stateDisk,
+                   List<Path> dataVolumes) {
 
     QemuCommand(HostTools tools, Path image, Path ovmfVars, Path tpmSocket, Path console,
                 Map<Integer, Integer> hostToGuestPorts, int memoryMiB, int cpus) {
         this(tools, image, ovmfVars, tpmSocket, console, hostToGuestPorts, memoryMiB, cpus, Accel.TCG, Map.of(),
-                List.of(), Optional.empty());
+                List.of(), Optional.empty(), List.of());
     }
 
     List<String> arguments() {
@@ -46,6 +48,11 @@ record QemuCommand(HostTools tools, Path image, Path ovmfVars, Path tpmSocket, P
         stateDisk.ifPresent(disk -> args.addAll(List.of(
                 "-drive", "file=" + disk + ",format=raw,if=none,id=d1",
                 "-device", "virtio-blk-pci,drive=d1")));
+        for (int i = 0; i < dataVolumes.size(); i++) {
+            String id = "v" + i;
+            args.addAll(List.of("-drive", "file=" + dataVolumes.get(i) + ",format=raw,if=none,id=" + id,
+                    "-device", "virtio-blk-pci,drive=" + id));
+        }
         args.addAll(List.of(
                 "-netdev", "user,id=n0" + hostForwards(),
                 "-device", "virtio-net-pci,netdev=n0,romfile="));

@@ -64,7 +64,8 @@ public final class QemuNode implements AutoCloseable {
         }
         QemuCommand command = new QemuCommand(config.tools(), config.image().toAbsolutePath(), vars,
                 swtpm.controlSocket(), consoleFile, hostToGuest, config.memoryMiB(), config.cpus(), config.accel(),
-                config.settings(), config.rawOemStrings(), config.stateDisk().map(d -> d.toAbsolutePath().normalize()));
+                config.settings(), config.rawOemStrings(), config.stateDisk().map(d -> d.toAbsolutePath().normalize()),
+                config.dataVolumes().stream().map(d -> d.toAbsolutePath().normalize()).toList());
         try {
             Process qemu = ChildProcesses.start(command.arguments(), config.lifetime(), work.resolve("qemu.log"), true);
             return new QemuNode(qemu, swtpm, new ConsoleLog(consoleFile), guestToHost, work, config.lifetime());

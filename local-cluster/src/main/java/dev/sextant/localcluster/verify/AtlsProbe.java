@@ -18,6 +18,7 @@ import io.grpc.netty.NettyChannelBuilder;
 import java.io.IOException;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
@@ -33,6 +34,7 @@ import java.util.concurrent.atomic.AtomicReference;
 public final class AtlsProbe {
     private static final Duration RETRY = Duration.ofSeconds(2);
     private static final Duration CALL_DEADLINE = Duration.ofSeconds(60);
+    private static final int CONSOLE_TAIL_LINES = 40;
     /**
      * How a call ends when the node's process goes away under it: the connection closed (an exit), or
      * the stream reset by a server shutting down.
@@ -57,18 +59,31 @@ public final class AtlsProbe {
     public Outcome await(QemuNode node, int guestPort, byte[] nonce, Duration timeout)
             throws IOException, TimeoutException {
         Instant deadline = Instant.now().plus(timeout);
+        Status lastFailure = null;
         while (Instant.now().isBefore(deadline)) {
             if (!node.isRunning()) {
                 throw new IOException("QEMU exited before the node answered; see " + node.consoleLog());
             }
-            Optional<Outcome> outcome = once(node.hostPort(guestPort), nonce);
-            if (outcome.isPresent()) {
-                return outcome.get();
+            Attempt attempt = attempt(node.hostPort(guestPort), nonce);
+            if (attempt.outcome().isPresent()) {
+                return attempt.outcome().get();
             }
+            lastFailure = attempt.failure();
             sleep(RETRY);
         }
+        // A CI run keeps only this message: say how the last call failed and how far the node got.
         throw new TimeoutException("the node's gRPC port (guest " + guestPort + ") did not answer an aTLS call within "
-                + timeout + "; see " + node.consoleLog());
+                + timeout + "; the last call ended " + lastFailure + "; see " + node.consoleLog()
+                + "; its last lines:\n" + consoleTail(node));
+    }
+
+    private static String consoleTail(QemuNode node) {
+        try {
+            List<String> lines = node.console().lines();
+            return String.join("\n", lines.subList(Math.max(0, lines.size() - CONSOLE_TAIL_LINES), lines.size()));
+        } catch (IOException e) {
+            return "(console unreadable: " + e.getMessage() + ")";
+        }
     }
 
     /**
@@ -76,6 +91,14 @@ public final class AtlsProbe {
      * node's server is not up yet (QEMU's forward accepts and drops the connection).
      */
     public Optional<Outcome> once(int hostPort, byte[] nonce) throws IOException {
+        return attempt(hostPort, nonce).outcome();
+    }
+
+    /** An attempt's outcome, or the status of the call that got none. */
+    private record Attempt(Optional<Outcome> outcome, Status failure) {
+    }
+
+    private Attempt attempt(int hostPort, byte[] nonce) throws IOException {
         var verified = new AtomicReference<AttestedState>();
         var rejected = new AtomicReference<AttestationRejected>();
         var crashed = new AtomicReference<Throwable>();
@@ -99,13 +122,15 @@ public final class AtlsProbe {
             GetAttestationResponse response = VerifyServiceGrpc.newBlockingStub(channel)
                     .withDeadlineAfter(CALL_DEADLINE.toMillis(), TimeUnit.MILLISECONDS)
                     .getAttestation(GetAttestationRequest.newBuilder().setNonce(ByteString.copyFrom(nonce)).build());
-            return Optional.of(new Outcome(Optional.ofNullable(verified.get()), Optional.of(response), Optional.empty()));
+            return new Attempt(Optional.of(new Outcome(Optional.ofNullable(verified.get()), Optional.of(response),
+                    Optional.empty())), null);
         } catch (StatusRuntimeException e) {
             if (crashed.get() != null) {
                 throw new IOException("the verifier failed on the node's document: " + crashed.get(), crashed.get());
             }
             if (rejected.get() != null) {
-                return Optional.of(new Outcome(Optional.empty(), Optional.empty(), Optional.of(rejected.get())));
+                return new Attempt(Optional.of(new Outcome(Optional.empty(), Optional.empty(), Optional.of(rejected.get()))),
+                        null);
             }
             if (verified.get() != null && !GOING_AWAY.contains(e.getStatus().getCode())) {
                 // The handshake verified, but the node answered the call with an error: a node-side bug
@@ -115,7 +140,7 @@ public final class AtlsProbe {
             // Not up yet, or going away: once bootstrapped, the bootstrapper exits and comes back serving
             // verification only, so a probe can verify the outgoing process and lose the connection to
             // its exit before the call is answered. The next attempt reaches the new one.
-            return Optional.empty();
+            return new Attempt(Optional.empty(), e.getStatus());
         } finally {
             channel.shutdownNow();
         }

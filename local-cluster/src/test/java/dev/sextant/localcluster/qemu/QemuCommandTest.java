@@ -68,7 +68,7 @@ class QemuCommandTest {
         List<String> withSettings = new QemuCommand(tools, Path.of("/img/image.raw"), Path.of("/w/OVMF_VARS.fd"),
                 Path.of("/w/swtpm/swtpm.sock"), Path.of("/w/console.log"), Map.of(), 1536, 2, Accel.TCG,
                 new java.util.LinkedHashMap<>(Map.of("sextant.join-endpoints", "10.0.2.2:4000,10.0.2.2:4001")),
-                List.of("io.systemd.credential:tmpfiles.extra=w /dev/kmsg - - - - x"), java.util.Optional.empty()).arguments();
+                List.of("io.systemd.credential:tmpfiles.extra=w /dev/kmsg - - - - x"), java.util.Optional.empty(), List.of()).arguments();
         int smbios = withSettings.indexOf("-smbios");
         assertEquals("type=11,value=dev.sextant.setting:sextant.join-endpoints=10.0.2.2:4000,,10.0.2.2:4001",
                 withSettings.get(smbios + 1));
@@ -91,7 +91,7 @@ class QemuCommandTest {
     void stateDiskIsSecondVirtioDisk() {
         String withDisk = String.join(" ", new QemuCommand(tools, Path.of("/img/image.raw"), Path.of("/w/OVMF_VARS.fd"),
                 Path.of("/w/swtpm/swtpm.sock"), Path.of("/w/console.log"), Map.of(), 1536, 2, Accel.TCG, Map.of(),
-                List.of(), java.util.Optional.of(Path.of("/w/state-disk.raw"))).arguments());
+                List.of(), java.util.Optional.of(Path.of("/w/state-disk.raw")), List.of()).arguments());
         assertTrue(withDisk.contains("-drive file=/w/state-disk.raw,format=raw,if=none,id=d1 -device virtio-blk-pci,drive=d1 "),
                 withDisk);
         assertTrue(withDisk.indexOf("drive=d0,bootindex=1") < withDisk.indexOf("drive=d1"), withDisk);
@@ -99,11 +99,24 @@ class QemuCommandTest {
     }
 
     @Test
+    @DisplayName("attaches each data volume after the state disk, written through (no snapshot) and no boot option")
+    void dataVolumesAfterStateDisk() {
+        String withVolume = String.join(" ", new QemuCommand(tools, Path.of("/img/image.raw"), Path.of("/w/OVMF_VARS.fd"),
+                Path.of("/w/swtpm/swtpm.sock"), Path.of("/w/console.log"), Map.of(), 1536, 2, Accel.TCG, Map.of(),
+                List.of(), java.util.Optional.of(Path.of("/w/state-disk.raw")), List.of(Path.of("/w/etcd-volume.raw")))
+                .arguments());
+        assertTrue(withVolume.contains("-drive file=/w/etcd-volume.raw,format=raw,if=none,id=v0 -device virtio-blk-pci,drive=v0 "),
+                withVolume);
+        assertTrue(withVolume.indexOf("drive=d1") < withVolume.indexOf("drive=v0"), withVolume);
+        assertTrue(!withVolume.contains("etcd-volume.raw,format=raw,if=none,id=v0,snapshot"), withVolume);
+    }
+
+    @Test
     @DisplayName("uses the accelerator asked for (TCG unless KVM is chosen)")
     void accelerator() {
         assertTrue(line.contains("-accel tcg"), line);
         String kvm = String.join(" ", new QemuCommand(tools, Path.of("/i"), Path.of("/v"), Path.of("/s"), Path.of("/c"),
-                Map.of(), 1536, 2, Accel.KVM, Map.of(), List.of(), java.util.Optional.empty()).arguments());
+                Map.of(), 1536, 2, Accel.KVM, Map.of(), List.of(), java.util.Optional.empty(), List.of()).arguments());
         assertTrue(kvm.contains("-accel kvm"), kvm);
     }
 }

@@ -20,7 +20,6 @@ import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
@@ -46,16 +45,19 @@ public final class BringUp {
     private final KubernetesDriver kubernetes;
     private final ServicesStep services;
     private final DiscoveryResume discovery;
+    private final ControlPlaneSelfRenewal selfRenewal;
     private final FailureHandler failure;
 
     public BringUp(NodeLock lock, MemberDisk disk, EtcdDataVolume dataVolume, KubernetesDriver kubernetes,
-                   ServicesStep services, DiscoveryResume discovery, FailureHandler failure) {
+                   ServicesStep services, DiscoveryResume discovery, ControlPlaneSelfRenewal selfRenewal,
+                   FailureHandler failure) {
         this.lock = lock;
         this.disk = disk;
         this.dataVolume = dataVolume;
         this.kubernetes = kubernetes;
         this.services = services;
         this.discovery = discovery;
+        this.selfRenewal = selfRenewal;
         this.failure = failure;
     }
 
@@ -65,7 +67,8 @@ public final class BringUp {
         try {
             // A first membership has the TPM remember its state disk before PCR 15 is marked (rememberdisk).
             locked = lock.tryLockOnce(holder(membership.via()), membership.clusterId(), membership.via().firstMembership()
-                    ? new FirstBootstrap(membership.clusterId(), membership.diskKey(), membership.controlPlane()) : null);
+                    ? new FirstBootstrap(membership.clusterId(), membership.diskKey(), membership.controlPlane(),
+                            membership.joinServiceRoleKey()) : null);
         } catch (IOException e) {
             return fatal(membership, "marking the TPM with the cluster ID: " + e.getMessage());
         }
@@ -105,6 +108,11 @@ public final class BringUp {
                 state = disk.save(state.withDataVolumeKeys(volumeKeys));
             }
         }
+        if (m.onDisk().isPresent()) {
+            // Before the services: a control plane's etcd finds its peers by discovery's names (etcd-<node>.internal...)
+            // and reports ready only with a quorum, so after the whole cluster was down nobody's names would resolve.
+            startDiscovery(m);
+        }
         Optional<KubernetesDatastore> datastore = services.beforeKubernetes(m, kubernetes.installed());
         datastore.ifPresent(etcd -> progress.accept("etcd", etcd.summary()));
         DriverResult started = startKubernetes(m, datastore);
@@ -115,9 +123,8 @@ public final class BringUp {
         byte[] kubeconfig = started instanceof DriverResult.Started s ? s.kubeconfig() : new byte[0];
         Optional<DeployedServices> deployed = services.run(m, started, kubeconfig, firstDisk, volumeKeys);
         deployed.ifPresent(done -> progress.accept("cluster-services", done.summary()));
-        // A membership without a group key (a development node without a state disk) leaves discovery off.
-        if (m.discoveryKey().length == GROUP_KEY_BYTES) {
-            discovery.start(m.discoveryKey(), m.nodeName(), m.controlPlane(), m.member());
+        if (m.onDisk().isEmpty()) {
+            startDiscovery(m);
         }
         LOG.info("Bring-up via {} done: {} since {}", m.via().label(), m.role(), state.since());
         return new BringUpOutcome.Bootstrapped(m.role(), started, m.via(), state.since(), kubeconfig,
@@ -125,19 +132,22 @@ public final class BringUp {
                         .orElse(EtcdStanding.NONE));
     }
 
+    /**
+     * Discovery, with the member certificate a control plane renewed itself after a rejoin or recovery
+     * ({@link ControlPlaneSelfRenewal}): its certificate may have ended while the cluster was down, and
+     * receivers drop records under an ended one.
+     */
+    private void startDiscovery(Membership m) {
+        // A membership without a group key (a development node without a state disk) leaves discovery off.
+        if (m.discoveryKey().length == GROUP_KEY_BYTES) {
+            discovery.start(m.discoveryKey(), m.nodeName(), m.controlPlane(), selfRenewal.credentialsFor(m));
+        }
+    }
+
     private Optional<String> mountDataVolume(Membership m, Map<String, String> remembered) throws StepFailed, InterruptedException {
         // A volume this node opened before keeps its key on the state disk; a new one gets the membership's key.
         DataVolumeMounter.VolumeKeys fresh = m.newVolumeKeys().orElse(uuid -> derivedVolumeKey(m.diskKey(), uuid));
-        DataVolumeMounter.VolumeKeys keys = uuid -> {
-            String known = remembered.get(uuid);
-            if (known != null) {
-                return Base64.getDecoder().decode(known);
-            }
-            byte[] key = fresh.keyFor(uuid);
-            remembered.put(uuid, Base64.getEncoder().encodeToString(key));
-            return key;
-        };
-        return dataVolume.mount(keys);
+        return dataVolume.mount(new RememberedVolumeKeys(remembered, fresh));
     }
 
     /**

@@ -31,10 +31,20 @@ public final class Membership {
     private final DataVolumeMounter.VolumeKeys newVolumeKeys;
     private final NodeState onDisk;
     private final MemberCredentials member;
+    /** The cluster's join service role public key, when this membership knows it; null otherwise. */
+    private final byte[] joinServiceRoleKey;
 
     private Membership(Via via, BootstrapStatus.Role role, String nodeName, byte[] clusterId, byte[] diskKey,
                        byte[] discoveryKey, KubernetesPlan kubernetes, ServicesPlan services,
                        DataVolumeMounter.VolumeKeys newVolumeKeys, NodeState onDisk, MemberCredentials member) {
+        this(via, role, nodeName, clusterId, diskKey, discoveryKey, kubernetes, services, newVolumeKeys, onDisk, member, null);
+    }
+
+    private Membership(Via via, BootstrapStatus.Role role, String nodeName, byte[] clusterId, byte[] diskKey,
+                       byte[] discoveryKey, KubernetesPlan kubernetes, ServicesPlan services,
+                       DataVolumeMounter.VolumeKeys newVolumeKeys, NodeState onDisk, MemberCredentials member,
+                       byte[] joinServiceRoleKey) {
+        this.joinServiceRoleKey = joinServiceRoleKey;
         this.via = via;
         this.role = Objects.requireNonNull(role, "role");
         this.nodeName = Objects.requireNonNull(nodeName, "nodeName");
@@ -83,6 +93,27 @@ public final class Membership {
         return new Membership(Via.JOIN, BootstrapStatus.Role.CONTROL_PLANE, nodeName, clusterId, diskKey, discoveryKey,
                 new KubernetesPlan.None(), new ServicesPlan.JoinControlPlane(Objects.requireNonNull(services, "services")),
                 null, null, member);
+    }
+
+    /**
+     * This membership, knowing the cluster's join service role public key (32 bytes): the TPM records its
+     * digest beside the disk, and the node's rejoins take a key only from a join service that proves it
+     * (docs/security.md). Init and a control plane's join derive it from the master secret; a worker
+     * takes it from its join ticket; a rejoin of a node whose record names none (version 1) from the
+     * proof the join service made in the handshake that brought the disk key that opened the disk.
+     */
+    public Membership knowingJoinServiceRole(byte[] publicKey) {
+        if (publicKey.length != 32) {
+            throw new IllegalArgumentException("a join service role key is a 32-byte Ed25519 public key, got "
+                    + publicKey.length + " bytes");
+        }
+        return new Membership(via, role, nodeName, clusterId, diskKey, discoveryKey, kubernetes, services,
+                newVolumeKeys, onDisk, member, publicKey.clone());
+    }
+
+    /** The cluster's join service role public key, if this membership knows it. */
+    public Optional<byte[]> joinServiceRoleKey() {
+        return Optional.ofNullable(joinServiceRoleKey).map(byte[]::clone);
     }
 
     /** A rebooted node received its disk key back from a join service; the rest is read from the disk. */

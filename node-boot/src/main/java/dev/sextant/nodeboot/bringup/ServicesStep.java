@@ -9,6 +9,8 @@ import dev.sextant.nodeboot.deploy.NodeLocalServices;
 import dev.sextant.nodeboot.deploy.ServicesInput;
 import dev.sextant.nodeboot.kubernetes.DriverResult;
 import dev.sextant.nodeboot.nodetpm.AkName;
+import dev.sextant.nodeboot.verify.VerifyEndpointReport;
+import jakarta.inject.Inject;
 import jakarta.inject.Singleton;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -34,11 +36,29 @@ public final class ServicesStep {
     private final NodeLocalServices nodeLocal;
     private final KubernetesServices kubernetes;
     private final AkName akName;
+    private final String verifyEndpoint;
 
+    /** Without a VerifyService endpoint for the init node (tests of the rest). */
     public ServicesStep(NodeLocalServices nodeLocal, KubernetesServices kubernetes, AkName akName) {
+        this(nodeLocal, kubernetes, akName, "");
+    }
+
+    /**
+     * @param verifyEndpoint where this node's VerifyService answers ({@link VerifyEndpointReport}): the init
+     *                       node's join service records it, so re-attestation asks the init node (and renews
+     *                       its hour-long member certificate) from the start, not only after its first rejoin
+     */
+    @Inject
+    public ServicesStep(NodeLocalServices nodeLocal, KubernetesServices kubernetes, AkName akName,
+                        VerifyEndpointReport verifyEndpoint) {
+        this(nodeLocal, kubernetes, akName, verifyEndpoint.endpoint());
+    }
+
+    private ServicesStep(NodeLocalServices nodeLocal, KubernetesServices kubernetes, AkName akName, String verifyEndpoint) {
         this.nodeLocal = nodeLocal;
         this.kubernetes = kubernetes;
         this.akName = akName;
+        this.verifyEndpoint = verifyEndpoint;
     }
 
     /**
@@ -102,7 +122,7 @@ public final class ServicesStep {
         uuids.add(diskUuid.get());
         uuids.addAll(volumeKeys.keySet());
         try {
-            return new InitNodeBinding(akName.hex(), m.nodeName(), uuids);
+            return new InitNodeBinding(akName.hex(), m.nodeName(), uuids, verifyEndpoint);
         } catch (IOException | IllegalArgumentException e) {
             throw new StepFailed("the init node's bindings: " + e.getMessage());
         }

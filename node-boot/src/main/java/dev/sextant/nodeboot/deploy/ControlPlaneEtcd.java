@@ -60,7 +60,7 @@ public final class ControlPlaneEtcd {
 
     private final NodeLocalSettings settings;
 
-    ControlPlaneEtcd(NodeLocalSettings settings) {
+    public ControlPlaneEtcd(NodeLocalSettings settings) {
         this.settings = settings;
     }
 
@@ -164,8 +164,11 @@ public final class ControlPlaneEtcd {
         }
     }
 
-    /** The join service's client certificate as {@link #prepare} last issued it. */
-    EtcdTlsFiles joinClientFiles() {
+    /**
+     * The join service's client certificate as {@link #prepare} last issued it: also the bootstrapper's, for
+     * what it reads of the cluster store on this control plane (the revocation list it hands to discovery).
+     */
+    public EtcdTlsFiles joinClientFiles() {
         Path dir = dir().resolve("pki").resolve(JOIN_CLIENT);
         return new EtcdTlsFiles(dir.resolve("ca.crt"), dir.resolve(JOIN_CLIENT + ".crt"), dir.resolve(JOIN_CLIENT + ".key"));
     }

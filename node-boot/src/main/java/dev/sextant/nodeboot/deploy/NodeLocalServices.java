@@ -69,7 +69,7 @@ public final class NodeLocalServices implements Deployer {
         Optional<JoinServiceInput> join = input.joinMeasurements().getSignature().isEmpty() ? Optional.empty()
                 : Optional.of(new JoinServiceInput(input.joinMeasurements(), input.ekCaPem(), input.measurementSalt(),
                 input.apiServerEndpoint(), Optional.ofNullable(input.initNode()).map(n ->
-                        new JoinServiceConfig.InitNode(n.akNameHex(), n.nodeName(), n.diskUuids())), input.controlPlanes()));
+                        new JoinServiceConfig.InitNode(n.akNameHex(), n.nodeName(), n.diskUuids(), n.verifyEndpoint())), input.controlPlanes()));
         return writeAndStart(input.masterSecret(), input.masterSalt(), () -> etcd.create(input.nodeName()), join);
     }
 

@@ -1,5 +1,6 @@
 package dev.sextant.nodeboot.initserver;
 
+import dev.sextant.keys.role.JoinServiceRoleKey;
 import com.google.protobuf.ByteString;
 import dev.sextant.nodeboot.bringup.BringUp;
 import dev.sextant.nodeboot.bringup.BringUpOutcome;
@@ -55,7 +56,9 @@ public final class InitFlow {
             throw new InitFailedException("preparing the state disk: " + e.getMessage(), e);
         }
         Membership membership = Membership.init(node.name(), clusterId, keys.diskKey(uuid), keys.discoveryKey(),
-                clusterSettings(request), services, keys::diskKey, keys.certifySelf(node.name(), clusterId));
+                clusterSettings(request), services, keys::diskKey, keys.certifySelf(node.name(), clusterId))
+                // The init node holds the master secret: its TPM records the role key its rejoins will demand.
+                .knowingJoinServiceRole(JoinServiceRoleKey.of(master.secret(), master.salt()).publicKey());
         BringUpOutcome outcome = bringUp.run(membership, progress);
         if (outcome instanceof BringUpOutcome.LockLost lost) {
             throw new InitFailedException(lost.message());

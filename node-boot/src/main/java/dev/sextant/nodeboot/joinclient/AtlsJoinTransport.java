@@ -4,6 +4,7 @@ import dev.sextant.atls.AtlsContexts;
 import dev.sextant.atls.OwnAttestation;
 import dev.sextant.atls.ServerVerification;
 import dev.sextant.attestation.issue.Attester;
+import dev.sextant.grpcsupport.WireRefusal;
 import dev.sextant.housekeeping.discovery.Endpoint;
 import dev.sextant.proto.v1.IssueJoinTicketRequest;
 import dev.sextant.proto.v1.IssueJoinTicketResponse;
@@ -29,6 +30,8 @@ import java.util.function.Function;
  */
 public final class AtlsJoinTransport implements JoinTransport, RejoinTransport {
     private static final int MAX_TICKET_BYTES = 64 * 1024;
+    /** The join service's refusal code for a revoked AK (join-api {@code JoinRefusal.REVOKED}). */
+    private static final String REVOKED = "REVOKED";
 
     private final SslContext tls;
     private final Duration timeout;
@@ -57,11 +60,22 @@ public final class AtlsJoinTransport implements JoinTransport, RejoinTransport {
                     .withDeadlineAfter(timeout.toMillis(), TimeUnit.MILLISECONDS));
         } catch (RuntimeException e) {
             if (e instanceof StatusRuntimeException s) {
-                throw s;
+                throw revocationOr(s);
             }
             throw Status.UNKNOWN.withDescription(e.toString()).withCause(e).asRuntimeException();
         } finally {
             channel.shutdownNow();
         }
+    }
+
+    /**
+     * The one place a refusal's code is read: an answer's trailers reach here only over this channel,
+     * whose handshake verified the service, so only a verified join service can say "revoked".
+     */
+    private static StatusRuntimeException revocationOr(StatusRuntimeException refused) {
+        return WireRefusal.of(refused)
+                .filter(r -> r.code() == Status.Code.PERMISSION_DENIED && REVOKED.equals(r.reason()))
+                .<StatusRuntimeException>map(r -> new MachineRevoked(refused, r.detail().orElse("UNKNOWN")))
+                .orElse(refused);
     }
 }

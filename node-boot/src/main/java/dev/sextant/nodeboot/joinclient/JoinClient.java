@@ -1,5 +1,6 @@
 package dev.sextant.nodeboot.joinclient;
 
+import dev.sextant.keys.role.JoinServiceRoleKey;
 import dev.sextant.housekeeping.retry.Backoff;
 import dev.sextant.housekeeping.retry.Sleeper;
 import com.google.protobuf.ByteString;
@@ -36,13 +37,15 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * The join path of a fresh node: ask each known join service for a ticket (mutual aTLS: the node
  * attests, and verifies the service), back off with full jitter between rounds, check the first
  * ticket's fields and hand it, as a {@link Membership}, to the {@link BringUp} pipeline. Stops as
- * soon as another path holds the node lock.
+ * soon as another path holds the node lock, or a verified join service refuses this machine as revoked
+ * ({@link MachineRevoked}: final for its AK), saying so once ({@link RevokedStatus}).
  */
 public final class JoinClient {
     private static final Logger LOG = LoggerFactory.getLogger(JoinClient.class);
@@ -59,7 +62,7 @@ public final class JoinClient {
             if (controlPlane != (etcdMember != null)) {
                 throw new IllegalArgumentException("a control plane, and only a control plane, names its etcd member");
             }
-            java.util.Objects.requireNonNull(verifyEndpoint, "verifyEndpoint (\"\" when unknown)");
+            Objects.requireNonNull(verifyEndpoint, "verifyEndpoint (\"\" when unknown)");
         }
 
         public static Node worker(String name, boolean kubernetesInstalled, FreshDisk freshDisk) {
@@ -109,8 +112,17 @@ public final class JoinClient {
      */
     private final MemberKey memberKey = MemberKey.generate(new SecureRandom());
 
+    private final RevokedStatus revokedStatus;
+
     public JoinClient(Node node, ControlPlaneDiscovery discovery, JoinTransport transport, NodeLock lock,
                       BringUp bringUp, Backoff backoff, Sleeper sleeper) {
+        this(node, discovery, transport, lock, bringUp, backoff, sleeper, new RevokedStatus());
+    }
+
+    /** @param revokedStatus where the node says it was revoked (the console's stdout, or a test's stream) */
+    public JoinClient(Node node, ControlPlaneDiscovery discovery, JoinTransport transport, NodeLock lock,
+                      BringUp bringUp, Backoff backoff, Sleeper sleeper, RevokedStatus revokedStatus) {
+        this.revokedStatus = Objects.requireNonNull(revokedStatus, "revokedStatus");
         this.node = node;
         this.discovery = discovery;
         this.transport = transport;
@@ -172,6 +184,14 @@ public final class JoinClient {
             IssueJoinTicketResponse ticket;
             try {
                 ticket = transport.issueJoinTicket(endpoint, request);
+            } catch (MachineRevoked e) {
+                // A machine whose disk was reset after its revocation asks to join afresh: the AK is what was revoked, so
+                // no join service of the cluster will ever answer otherwise. Said once; the node stays fresh.
+                LOG.error("Join service {} refused this machine as revoked ({}): {}. Revocation is final for this machine's"
+                        + " TPM: the node asks no more; the machine may come back only as a new machine", endpoint, e.reason(),
+                        e.getStatus().getDescription());
+                revokedStatus.print(e.reason());
+                return new JoinOutcome.Stopped("this machine was revoked (" + e.reason() + ")");
             } catch (StatusRuntimeException e) {
                 LOG.warn("Join service {} refused or unreachable: {}", endpoint, e.getStatus());
                 continue;
@@ -213,12 +233,26 @@ public final class JoinClient {
         byte[] diskKey = ticket.getStateDiskKey().toByteArray();
         byte[] discoveryKey = ticket.getDiscoveryKey().toByteArray();
         if (node.controlPlane()) {
-            return Membership.joinControlPlane(node.name(), clusterId, diskKey, discoveryKey, controlPlaneInput(ticket), member);
+            ControlPlaneInput input = controlPlaneInput(ticket);
+            // A control plane holds the master secret: it derives the role key itself, whatever the ticket says.
+            return Membership.joinControlPlane(node.name(), clusterId, diskKey, discoveryKey, input, member)
+                    .knowingJoinServiceRole(JoinServiceRoleKey.of(input.masterSecret(), input.masterSalt()).publicKey());
         }
         KubernetesPlan kubernetes = ticket.hasK3S()
                 ? new KubernetesPlan.Join(new JoinSettings(node.name(), ticket.getK3S().getServerUrl(), ticket.getK3S().getToken(), false))
                 : new KubernetesPlan.None();
-        return Membership.join(BootstrapStatus.Role.WORKER, node.name(), clusterId, diskKey, discoveryKey, kubernetes, member);
+        Membership worker = Membership.join(BootstrapStatus.Role.WORKER, node.name(), clusterId, diskKey, discoveryKey, kubernetes, member);
+        byte[] roleKey = ticket.getJoinServiceRoleKey().toByteArray();
+        if (roleKey.length == 0) {
+            LOG.warn("The join ticket names no join service role key (a join service without the master secret): this"
+                    + " node's TPM records none, and its rejoins will check the join service's cluster mark only");
+            return worker;
+        }
+        if (roleKey.length != 32) {
+            problems.add("join_service_role_key is " + roleKey.length + " bytes, not a 32-byte Ed25519 public key");
+            return null;
+        }
+        return worker.knowingJoinServiceRole(roleKey);
     }
 
     /** What a control plane's services are made from: its ticket's control-plane part (checked) and measurement salt. */

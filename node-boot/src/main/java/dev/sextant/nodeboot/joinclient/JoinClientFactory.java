@@ -17,6 +17,7 @@ import dev.sextant.housekeeping.discovery.EndpointDiscovery;
 import dev.sextant.nodeboot.initserver.NodeIdentity;
 import dev.sextant.nodeboot.kubernetes.KubernetesDriver;
 import dev.sextant.nodeboot.nodelock.NodeLock;
+import dev.sextant.nodeboot.verify.VerifyEndpointReport;
 import io.micronaut.context.annotation.Factory;
 import jakarta.inject.Named;
 import jakarta.inject.Singleton;

@@ -18,17 +18,13 @@ import java.util.List;
  * @param endpointsFile       metadata file with HOST:PORT lines (read before every round)
  * @param controlPlane        this node is a control plane (joins as one; serves recovery at boot)
  * @param rpcTimeout          per-call deadline
- * @param verifyAdvertise     "HOST:PORT" this node reports as its VerifyService's, where the join service
- *                            reaches it through a forward ("" = its first IPv4 address and its own port;
- *                            {@link VerifyEndpointReport})
  */
 @ConfigurationProperties(JoinClientSettings.PREFIX)
 public record JoinClientSettings(
         @Bindable(defaultValue = "") List<String> endpoints,
         @Nullable Path endpointsFile,
         @Bindable(defaultValue = "false") boolean controlPlane,
-        @Bindable(defaultValue = "30s") java.time.Duration rpcTimeout,
-        @Bindable(defaultValue = "") String verifyAdvertise) {
+        @Bindable(defaultValue = "30s") java.time.Duration rpcTimeout) {
     public static final String PREFIX = "sextant.node.join";
 
     /**

@@ -1,5 +1,6 @@
 package dev.sextant.nodeboot.jointrust;
 
+import dev.sextant.atls.ServerVerification;
 import dev.sextant.attestation.Variant;
 import dev.sextant.attestation.policy.ExpectedValue;
 import dev.sextant.attestation.policy.Measurements;
@@ -21,6 +22,7 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Optional;
 import java.util.SortedMap;
 import java.util.TreeMap;
 
@@ -95,6 +97,43 @@ public final class JoinServiceTrust {
     public AttestationVerifier rejoinVerifier(byte[] clusterIdDigest) {
         byte[] expected = markOf(clusterIdDigest);
         return verifier(REJOIN_PCRS, state -> ofCluster(state, expected));
+    }
+
+    /**
+     * What a rejoining node demands of the join service in the handshake: {@link #rejoinVerifier} on its
+     * attestation, and, when the TPM's record names the cluster's join service role key, a proof of that
+     * key bound to this handshake ({@link JoinServiceRoleCheck}): a worker of the same cluster, whose
+     * PCR 15 carries the same mark, is refused. A record written before images recorded the role key
+     * (version 1) cannot demand it: the service is then checked by its cluster mark only, with a WARN on
+     * every connection, until a rejoin teaches the record the key ({@link #rejoinVerificationLearning}).
+     *
+     * @param roleKeyDigest the record's digest of the role key, empty for a record of version 1
+     */
+    public ServerVerification rejoinVerification(byte[] clusterIdDigest, Optional<byte[]> roleKeyDigest) {
+        AttestationVerifier attestation = rejoinVerifier(clusterIdDigest);
+        if (roleKeyDigest.isPresent()) {
+            return ServerVerification.by(attestation, new JoinServiceRoleCheck(roleKeyDigest.get()));
+        }
+        return ServerVerification.by(attestation, (proof, ownRandom, spkiHash) -> warnUnchecked());
+    }
+
+    /**
+     * {@link #rejoinVerification} for a record of version 1 (no role key digest), also noting in
+     * {@code witness} the role key the service proves for each handshake: what the record learns when
+     * this call's disk key opens the disk. The service is still checked by its cluster mark only.
+     */
+    public ServerVerification rejoinVerificationLearning(byte[] clusterIdDigest, RoleKeyWitness witness) {
+        AttestationVerifier attestation = rejoinVerifier(clusterIdDigest);
+        return ServerVerification.by(attestation, (proof, ownRandom, spkiHash) -> {
+            warnUnchecked();
+            witness.check(proof, ownRandom, spkiHash);
+        });
+    }
+
+    private static void warnUnchecked() {
+        LOG.warn("The TPM's record of the state disk names no join service role key (written before images recorded"
+                + " it): the join service's control-plane role is not checked, only its cluster mark; a worker of this"
+                + " cluster passes. A rejoin whose service proves the role key records it");
     }
 
     /** What PCR 15 holds after the node lock's TPM2_PCR_Event over a cluster ID whose SHA-256 is {@code clusterIdDigest}. */

@@ -3,6 +3,7 @@ package dev.sextant.nodeboot.rememberdisk;
 import dev.sextant.diskcrypt.DiskCryptException;
 import dev.sextant.diskcrypt.StateDisk;
 import dev.sextant.diskcrypt.StateDiskSettings;
+import dev.sextant.keys.role.JoinServiceRoleProof;
 import dev.sextant.nodeboot.nodelock.FirstBootstrap;
 import dev.sextant.nodeboot.nodelock.FirstBootstrapRecorder;
 import jakarta.inject.Singleton;
@@ -15,7 +16,8 @@ import java.nio.file.Files;
 /**
  * At a first membership, between the node lock and the PCR 15 mark: the TPM remembers the state
  * disk init or join prepared (its UUID is known before the lock, keys are per UUID), with the
- * cluster, the role and the key it is about to be re-keyed with.
+ * cluster, the role, the key it is about to be re-keyed with and, when the membership knows it, the
+ * cluster's join service role key (by digest), which the node's rejoins then demand.
  */
 @Singleton
 public final class DiskRecorder implements FirstBootstrapRecorder {
@@ -46,6 +48,7 @@ public final class DiskRecorder implements FirstBootstrapRecorder {
             Thread.currentThread().interrupt();
             throw new IOException("interrupted while reading the state disk's UUID", e);
         }
-        memory.remember(uuid, first.clusterId(), first.diskKey(), first.controlPlane());
+        memory.remember(uuid, first.clusterId(), first.diskKey(), first.controlPlane(),
+                first.joinServiceRoleKey().map(JoinServiceRoleProof::digestOf));
     }
 }

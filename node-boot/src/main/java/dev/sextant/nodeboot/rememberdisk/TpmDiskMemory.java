@@ -38,16 +38,21 @@ import java.util.SortedMap;
  * host's own boot application: no image lists it. Deleting the index leaves nothing recorded: the
  * disk stays locked.
  *
- * <p>Two handles, {@link NvIndices#REMEMBERED_DISK} and {@link NvIndices#REMEMBERED_DISK_NEXT}: a node
- * that accepted a predecessor's record re-records it under its own policy ({@link #rerecord}) in the
- * handle the old record is not in, reads it back, and only then removes the old one; a crash in
- * between leaves two genuine records of the same disk. Each handle is checked as above on its own;
- * a record is accepted when one handle holds an accepted record, or both hold accepted records of the
- * same disk, cluster, role and key check (this image's own preferred). Two accepted records that
- * disagree are refused: the node writes only one disk's record at a time, so the host (rolling back
- * a TPM's state, say) put them there, and the node cannot tell which is current. An index at the other
- * handle that is not accepted (the host's, or an image's this one does not list) gives nothing and is
- * ignored beside an accepted record, with a warning; alone it refuses, as at one handle.
+ * <p>Two handles, {@link NvIndices#REMEMBERED_DISK} and {@link NvIndices#REMEMBERED_DISK_NEXT}, used as
+ * A/B slots: a node that accepted a predecessor's record re-records it under its own policy
+ * ({@link #rerecord}) in the slot the accepted record is not in, and keeps the accepted one, so a node
+ * rolled back to its old boot disk after the new image booted once still finds a record its image
+ * wrote (issue 39 §4); the next upgrade overwrites the older of the two. Each handle is checked as
+ * above on its own; a record is accepted when one handle holds an accepted record, or both hold
+ * accepted records of the same disk, cluster, role and key check: then the one naming the join service
+ * role key is taken (a node that learned it never falls back to the weaker rejoin check while both are
+ * there), then this image's own, else the one at {@link NvIndices#REMEMBERED_DISK} (either unlocks the same disk; the rule only makes
+ * the choice, and so the slot a re-record overwrites, the same at every boot). Two accepted records that
+ * disagree are refused: the node writes only one disk's record at a time, so the host (rolling back a
+ * TPM's state, say) put them there, and the node cannot tell which is current. An index at the other
+ * handle that is not accepted (the host's, or an image's this one does not list: after a rollback, the
+ * newer image's record) gives nothing and is ignored beside an accepted record, with a warning; alone it
+ * refuses, as at one handle.
  */
 @Singleton
 public final class TpmDiskMemory implements DiskMemory {
@@ -87,7 +92,9 @@ public final class TpmDiskMemory implements DiskMemory {
                         + " disagree (%s; %s): this node writes one disk's record at a time, so it cannot tell which is"
                         + " current", INDEX, NEXT, first, second));
             }
-            return new Recall.Remembered(second.writtenBy(own) ? second : first);
+            // Either opens the same disk. The one naming the role key first (a node that learned it must not
+            // fall back to the weaker check), then this image's own, so every boot takes the same one.
+            return new Recall.Remembered(rank(second, own) > rank(first, own) ? second : first);
         }
         if (accepted.size() == 1) {
             int handle = accepted.get(0);
@@ -105,6 +112,11 @@ public final class TpmDiskMemory implements DiskMemory {
             }
         }
         return refusals.isEmpty() ? at.get(INDEX) : new Recall.Refused(String.join("; ", refusals));
+    }
+
+    /** Of two agreeing records, the higher is taken: naming the role key counts most, then this image's writer. */
+    private static int rank(RememberedDisk disk, byte[] own) {
+        return (disk.joinServiceRoleDigest().isPresent() ? 2 : 0) + (disk.writtenBy(own) ? 1 : 0);
     }
 
     private Map<Integer, Recall> recallEach(byte[] own) throws TpmException {
@@ -184,10 +196,11 @@ public final class TpmDiskMemory implements DiskMemory {
     }
 
     @Override
-    public void remember(String diskUuid, byte[] clusterId, byte[] diskKey, boolean controlPlane) throws IOException {
+    public void remember(String diskUuid, byte[] clusterId, byte[] diskKey, boolean controlPlane,
+                         Optional<byte[]> roleKeyDigest) throws IOException {
         tpm.<Void, IOException>exclusive(() -> {
             try {
-                rememberNow(diskUuid, clusterId, diskKey, controlPlane);
+                rememberNow(diskUuid, clusterId, diskKey, controlPlane, roleKeyDigest);
             } catch (TpmException e) {
                 throw new IOException("recording the state disk in the TPM: " + e.getMessage(), e);
             }
@@ -195,11 +208,12 @@ public final class TpmDiskMemory implements DiskMemory {
         });
     }
 
-    private void rememberNow(String diskUuid, byte[] clusterId, byte[] diskKey, boolean controlPlane)
-            throws TpmException, IOException {
+    private void rememberNow(String diskUuid, byte[] clusterId, byte[] diskKey, boolean controlPlane,
+                             Optional<byte[]> roleKeyDigest) throws TpmException, IOException {
         byte[] writer = writerBeforeLock();
         byte[] policy = WritePolicy.authPolicy(writer);
-        RememberedDisk disk = RememberedDisk.of(diskUuid, clusterId, diskKey, controlPlane, writer);
+        RememberedDisk first = RememberedDisk.of(diskUuid, clusterId, diskKey, controlPlane, writer);
+        RememberedDisk disk = roleKeyDigest.map(first::withJoinServiceRole).orElse(first);
         // A record of an earlier membership at the second handle would disagree with this one: gone first.
         if (readPublic(NEXT).isPresent()) {
             LOG.info("NV index 0x{} held an earlier record: it is removed", Integer.toHexString(NEXT));
@@ -227,10 +241,10 @@ public final class TpmDiskMemory implements DiskMemory {
     }
 
     @Override
-    public void rerecord(RememberedDisk remembered) throws IOException {
+    public void rerecord(RememberedDisk remembered, Optional<byte[]> learnedRoleDigest) throws IOException {
         tpm.<Void, IOException>exclusive(() -> {
             try {
-                rerecordNow(remembered);
+                rerecordNow(remembered, learnedRoleDigest);
             } catch (TpmException e) {
                 throw new IOException("re-recording the state disk in the TPM: " + e.getMessage(), e);
             }
@@ -239,44 +253,84 @@ public final class TpmDiskMemory implements DiskMemory {
     }
 
     /**
-     * The new record goes into the handle the accepted one is not in and is read back before the old
-     * is removed: at every moment the TPM holds an accepted record of the disk, so a crash anywhere
-     * leaves a node that unlocks at its next boot (and finishes the move then).
+     * The new record goes into the slot the accepted record is not in (replacing whatever is there: the
+     * older image's record, the host's index, an unwritten one) and is read back; the accepted record is
+     * kept. At every moment the TPM holds the accepted record, so a crash anywhere leaves a node that
+     * unlocks at its next boot; and the kept record is what lets the predecessor image, if the node is
+     * rolled back to it, unlock again. Nothing is written when the record this image would write is the
+     * one this boot accepted.
+     *
+     * <p>A record this image wrote itself is re-recorded only to learn the role key (version 1 to 2).
+     * Then the superseded record of version 1 is removed once the new one reads back, so that a host that
+     * deletes the new index finds no record of this image's to fall back to the weaker check with. Only
+     * when the other slot keeps a predecessor's record of the same disk (for a rollback) is the accepted
+     * record overwritten in place instead: should that write not complete, the predecessor's record,
+     * which this image accepts, still unlocks the node.
      */
-    private void rerecordNow(RememberedDisk remembered) throws TpmException, IOException {
+    private void rerecordNow(RememberedDisk remembered, Optional<byte[]> learnedRoleDigest) throws TpmException, IOException {
         byte[] own = writerBeforeLock();
-        RememberedDisk mine = remembered.rewrittenBy(own);
+        RememberedDisk rewritten = remembered.rewrittenBy(own);
+        RememberedDisk mine = learnedRoleDigest.map(rewritten::learningJoinServiceRole).orElse(rewritten);
         Map<Integer, Recall> at = recallEach(own);
-        Optional<Integer> ownAt = HANDLES.stream().filter(h -> at.get(h) instanceof Recall.Remembered r
-                && r.disk().sameAs(mine)).findFirst();
-        if (ownAt.isEmpty()) {
-            int keep = HANDLES.stream().filter(h -> at.get(h) instanceof Recall.Remembered r && r.disk().sameDiskAs(mine))
-                    .findFirst().orElseThrow(() -> new IOException("the TPM no longer holds the record of " + remembered
-                            + " that this boot accepted: nothing is re-recorded"));
-            int target = other(keep);
+        if (mine.sameAs(remembered)) {
+            dropWeakerOwnRecord(remembered, own, at);
+            return;
+        }
+        int keep = HANDLES.stream().filter(h -> at.get(h) instanceof Recall.Remembered r && r.disk().sameAs(remembered))
+                .findFirst().orElseThrow(() -> new IOException("the TPM no longer holds the record of " + remembered
+                        + " that this boot accepted: nothing is re-recorded"));
+        boolean ownSuperseded = remembered.writtenBy(own);
+        boolean predecessorKept = at.get(other(keep)) instanceof Recall.Remembered r && !r.disk().writtenBy(own)
+                && r.disk().sameDiskAs(remembered);
+        int target = ownSuperseded && predecessorKept ? keep : other(keep);
+        if (target != keep) {
             if (readPublic(target).isPresent()) {
-                // Nothing the node needs: the host's index, an unwritten one, or a second copy of the kept record.
+                // The older of two genuine records, the host's index, or an unwritten one: the accepted record stays.
                 tpm.nv().undefineSpace(target);
             }
             tpm.nv().defineSpace(target, ATTRIBUTES, WritePolicy.authPolicy(own), RememberedDisk.BYTES);
-            write(target, mine);
-            if (!(recallAt(target, own) instanceof Recall.Remembered r) || !r.disk().sameAs(mine)) {
-                throw new IOException(String.format("the re-recorded state disk does not read back from NV index 0x%08x;"
-                        + " the record at 0x%08x is kept", target, keep));
-            }
-            LOG.info("The TPM's record of {} was written by writer {}: re-recorded at NV index 0x{} under this image's"
-                    + " writer {}", remembered, HexFormat.of().formatHex(remembered.writerDigest()), Integer.toHexString(target),
-                    HexFormat.of().formatHex(own));
-            ownAt = Optional.of(target);
         }
-        int old = other(ownAt.get());
-        if (readPublic(old).isPresent()) {
-            tpm.nv().undefineSpace(old);
-            LOG.info("NV index 0x{} (the predecessor's record) removed", Integer.toHexString(old));
-        }
+        write(target, mine);
         Recall back = recallNow();
         if (!(back instanceof Recall.Remembered r) || !r.disk().sameAs(mine)) {
-            throw new IOException("the TPM's record of the state disk does not read back as re-recorded: " + back);
+            if (target != keep) {
+                // What does not read back as the node's record must not wait there for the accepted one to go.
+                tpm.nv().undefineSpace(target);
+            }
+            throw new IOException(String.format("the re-recorded state disk does not read back from NV index 0x%08x"
+                    + " (%s); the record at 0x%08x is kept", target, back, keep));
+        }
+        if (ownSuperseded && target != keep) {
+            tpm.nv().undefineSpace(keep);
+        }
+        if (mine.joinServiceRoleDigest().isPresent() && remembered.joinServiceRoleDigest().isEmpty()) {
+            LOG.info("The TPM's record of {} names the join service role key learned at this rejoin (digest {}…), at NV"
+                    + " index 0x{}: from now on every rejoin demands its proof", remembered,
+                    HexFormat.of().formatHex(mine.joinServiceRoleDigest().get(), 0, 6), Integer.toHexString(target));
+        }
+        if (!ownSuperseded) {
+            LOG.info("The TPM's record of {} was written by writer {}: re-recorded at NV index 0x{} under this image's"
+                    + " writer {}; the predecessor's at 0x{} is kept, so a rollback to it still unlocks", remembered,
+                    HexFormat.of().formatHex(remembered.writerDigest()), Integer.toHexString(target),
+                    HexFormat.of().formatHex(own), Integer.toHexString(keep));
+        }
+    }
+
+    /**
+     * A crash after the version-2 record read back and before the version-1 one was removed leaves both;
+     * the version-1 record goes at the next re-record, as it would have then.
+     */
+    private void dropWeakerOwnRecord(RememberedDisk accepted, byte[] own, Map<Integer, Recall> at) throws TpmException {
+        if (accepted.joinServiceRoleDigest().isEmpty()) {
+            return;
+        }
+        for (int handle : HANDLES) {
+            if (at.get(handle) instanceof Recall.Remembered r && r.disk().writtenBy(own)
+                    && r.disk().joinServiceRoleDigest().isEmpty() && r.disk().sameDiskAs(accepted)) {
+                tpm.nv().undefineSpace(handle);
+                LOG.info("NV index 0x{} held this image's record of {} without the join service role key, left by an"
+                        + " interrupted re-record: it is removed", Integer.toHexString(handle), accepted);
+            }
         }
     }
 

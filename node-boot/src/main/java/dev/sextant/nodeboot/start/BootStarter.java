@@ -1,6 +1,6 @@
 package dev.sextant.nodeboot.start;
 
-import dev.sextant.nodeboot.joinclient.VerifyEndpointReport;
+import dev.sextant.nodeboot.verify.VerifyEndpointReport;
 
 import dev.sextant.grpcsupport.training.TrainingRun;
 import io.micronaut.context.annotation.Requires;
@@ -148,7 +148,7 @@ final class BootStarter {
                 memory.remember(uuid, membership.clusterId(), membership.diskKey(), membership.controlPlane());
                 LOG.warn("INSECURE: state disk {} adopted: from now on this node's TPM remembers it", uuid);
             } else {
-                rerecord(remembered);
+                new RecordAfterUnlock(memory).rerecord(remembered, membership);
             }
         } catch (IOException e) {
             LOG.error("Unlock at boot failed: {}", e.getMessage());
@@ -163,22 +163,6 @@ final class BootStarter {
     }
 
     /**
-     * The disk opened with the remembered key: a record a predecessor image wrote is recorded again under
-     * this image's policy (before the lock, like every write), so the image after this one need list
-     * only this one. A failure keeps the predecessor's record, which this image still accepts: the
-     * node comes up, and the next image must list both.
-     */
-    private void rerecord(RememberedDisk remembered) {
-        try {
-            memory.rerecord(remembered);
-        } catch (IOException e) {
-            LOG.warn("The TPM keeps the predecessor's record of {}: {}. An image upgrading from this one must list"
-                    + " the predecessor's writer {} too", remembered, e.getMessage(),
-                    java.util.HexFormat.of().formatHex(remembered.writerDigest()));
-        }
-    }
-
-    /**
      * Rejoin over the verified transport, to join services of the remembered cluster only; a node
      * that cannot verify join services (no EK CA) asks none, says why every round, and can still be
      * recovered by the operator.
@@ -186,7 +170,7 @@ final class BootStarter {
     private RejoinTransport rejoinTransport(RememberedDisk remembered) {
         try {
             RejoinTransports transports = rejoinTransports.get();
-            return remembered != null ? transports.ofCluster(remembered.clusterIdDigest()) : transports.ofUnknownCluster();
+            return remembered != null ? transports.ofCluster(remembered.clusterIdDigest(), remembered.joinServiceRoleDigest()) : transports.ofUnknownCluster();
         } catch (RuntimeException | javax.net.ssl.SSLException e) {
             String why = rootMessage(e);
             LOG.error("Rejoin disabled: {}", why);

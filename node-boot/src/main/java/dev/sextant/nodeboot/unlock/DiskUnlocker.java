@@ -106,6 +106,17 @@ public final class DiskUnlocker {
      * @param via who offers the key: {@link Via#REJOIN} or {@link Via#RECOVERY}
      */
     public NodeState open(String diskUuid, byte[] key, Via via) throws UnlockRefused, InterruptedException {
+        return open(diskUuid, key, via, Optional.empty());
+    }
+
+    /**
+     * As {@link #open(String, byte[], Via)}, for a rejoin whose join service proved the cluster's join
+     * service role key ({@code provenRoleKey}) in the handshake that brought {@code key}: if this key opens
+     * the disk, the membership carries the role key ({@link Membership#knowingJoinServiceRole}), which a
+     * record of version 1 then learns. A key that does not open the disk takes its role key with it.
+     */
+    public NodeState open(String diskUuid, byte[] key, Via via, Optional<byte[]> provenRoleKey)
+            throws UnlockRefused, InterruptedException {
         if (via.firstMembership()) {
             throw new IllegalArgumentException(via.label() + " starts on a fresh disk; it never unlocks one");
         }
@@ -134,7 +145,7 @@ public final class DiskUnlocker {
             throw new UnlockRefused(UnlockRefused.Kind.BUSY, "another key is being tried; ask again in a few seconds");
         }
         try {
-            return tryKey(waitingDisk(diskUuid), key, via);
+            return tryKey(waitingDisk(diskUuid), key, via, via == Via.REJOIN ? provenRoleKey : Optional.empty());
         } finally {
             trying.unlock();
         }
@@ -177,7 +188,8 @@ public final class DiskUnlocker {
         return null;
     }
 
-    private NodeState tryKey(String uuid, byte[] key, Via via) throws UnlockRefused, InterruptedException {
+    private NodeState tryKey(String uuid, byte[] key, Via via, Optional<byte[]> provenRoleKey)
+            throws UnlockRefused, InterruptedException {
         try {
             if (!disk.opensWith(key)) {
                 LOG.warn("Unlock via {} refused: the key does not open state disk {}; the disk is untouched", via.label(), uuid);
@@ -205,7 +217,8 @@ public final class DiskUnlocker {
             throw new UnlockRefused(UnlockRefused.Kind.BROKEN, "the state disk's node state does not match this node's"
                     + " TPM record; see the node's console");
         }
-        unlocked.complete(via == Via.REJOIN ? Membership.rejoin(state, key) : Membership.recovery(state, key));
+        Membership membership = via == Via.REJOIN ? Membership.rejoin(state, key) : Membership.recovery(state, key);
+        unlocked.complete(provenRoleKey.map(membership::knowingJoinServiceRole).orElse(membership));
         return state;
     }
 }

@@ -167,7 +167,7 @@ class DiscoveryAttacksTest {
     }
 
     @Test
-    @DisplayName("records signed with the intruder's key under another member's certificate are refused: the signature is not the certified key's")
+    @DisplayName("records signed with the intruder's key under another member's certificate (which anyone reads from that member's GetAttestation answer) are refused: the signature is not the certified key's")
     void recordsUnderAnotherMembersCertificateAreRefused() throws Exception {
         MemberCredentials stolenCertificate = new MemberCredentials(intruderCredentials.privateKey(),
                 peerCredentials.certificate(), peerCredentials.caPublicKey());

@@ -39,6 +39,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class UpgradeRecordAttacksTest {
     private static final String IMAGE_A = "image A";
     private static final String IMAGE_B = "image B";
+    private static final String IMAGE_C = "image C";
     private static final String HOST_IMAGE = "the host's own image";
     private static final String UUID = "c3833f4f-fab2-41c3-aae8-d8d0f1dc9ee4";
     private static final String HOST_UUID = "0badd15c-0000-4000-8000-000000000001";
@@ -81,15 +82,24 @@ class UpgradeRecordAttacksTest {
     }
 
     @Test
-    @DisplayName("a listed predecessor's record is accepted, re-recorded under this image's writer and the old index removed: the next image lists only this one")
+    @DisplayName("a listed predecessor's record is accepted and re-recorded under this image's writer in the other slot, the predecessor's kept: the next image, listing only this one, reads it")
     void listedPredecessorRerecorded() throws Exception {
         reboot(IMAGE_B);
         UnlockPlan.Remembered plan = assertInstanceOf(UnlockPlan.Remembered.class, planner(writerA).plan(UUID));
         memory(writerA).rerecord(plan.disk());
         RememberedDisk rerecorded = assertInstanceOf(Recall.Remembered.class, memory().recall(), "B alone reads it").disk();
-        assertArrayEquals(ownWriter(), rerecorded.writerDigest());
+        byte[] writerB = ownWriter();
+        assertArrayEquals(writerB, rerecorded.writerDigest());
         assertTrue(rerecorded.isKey(KEY) && rerecorded.isCluster(CLUSTER) && rerecorded.controlPlane());
-        assertThrows(TpmException.class, () -> swtpm.client().nv().readPublic(NvIndices.REMEMBERED_DISK), "A's index is gone");
+        assertArrayEquals(WritePolicy.authPolicy(writerB), swtpm.client().nv().readPublic(NvIndices.REMEMBERED_DISK_NEXT)
+                .authPolicy(), "B's record in the other slot");
+        assertArrayEquals(WritePolicy.authPolicy(HexFormat.of().parseHex(writerA)),
+                swtpm.client().nv().readPublic(NvIndices.REMEMBERED_DISK).authPolicy(), "A's record is kept");
+
+        reboot(IMAGE_C);
+        UnlockPlan.Remembered onC = assertInstanceOf(UnlockPlan.Remembered.class,
+                planner(HexFormat.of().formatHex(writerB)).plan(UUID), "C lists only B; A's record is ignored beside B's");
+        assertArrayEquals(writerB, onC.disk().writerDigest());
     }
 
     @Test
@@ -103,13 +113,14 @@ class UpgradeRecordAttacksTest {
     }
 
     @Test
-    @DisplayName("after the re-record, a host that re-creates the main index under the predecessor's write policy cannot write it (the TPM refuses the PCR policy), and the node unlocks from its own record")
+    @DisplayName("after the re-record, a host that replaces the kept predecessor's index with one under the predecessor's write policy cannot write it (the TPM refuses the PCR policy), and the node unlocks from its own record")
     void predecessorIndexRecreatedAfterRerecord() throws Exception {
         reboot(IMAGE_B);
         memory(writerA).rerecord(assertInstanceOf(Recall.Remembered.class, memory(writerA).recall()).disk());
         reboot(HOST_IMAGE);
         TpmClient tpm = swtpm.client();
         byte[] a = HexFormat.of().parseHex(writerA);
+        tpm.nv().undefineSpace(NvIndices.REMEMBERED_DISK);
         tpm.nv().defineSpace(NvIndices.REMEMBERED_DISK, ATTRIBUTES, WritePolicy.authPolicy(a), RECORD_BYTES);
         int session = tpm.policy().startPolicySession();
         try {
@@ -122,15 +133,14 @@ class UpgradeRecordAttacksTest {
     }
 
     @Test
-    @DisplayName("two genuine records of different disks (the old image booted again and bootstrapped afresh, knowing only the main handle) are refused: the node cannot tell which is current")
+    @DisplayName("two genuine records of different disks (an old image from before the slots booted again and bootstrapped afresh, knowing only the main handle) are refused: the node cannot tell which is current")
     void twoGenuineRecordsDisagree() throws Exception {
         reboot(IMAGE_B);
         memory(writerA).rerecord(assertInstanceOf(Recall.Remembered.class, memory(writerA).recall()).disk());
         reboot(IMAGE_A);
-        // Image A's own code at a fresh bootstrap: it knows one handle only, and leaves B's record where it is.
+        // Image A's code from before the slots, at a fresh bootstrap: it knows one handle only, finds its own
+        // index there (kept) and writes over it, and leaves B's record where it is.
         byte[] a = ownWriter();
-        TpmClient tpm = swtpm.client();
-        tpm.nv().defineSpace(NvIndices.REMEMBERED_DISK, ATTRIBUTES, WritePolicy.authPolicy(a), RECORD_BYTES);
         write(NvIndices.REMEMBERED_DISK, RememberedDisk.of(HOST_UUID, CLUSTER, HOST_KEY, true, a));
         reboot(IMAGE_B);
         Recall.Refused refused = assertInstanceOf(Recall.Refused.class, memory(writerA).recall());

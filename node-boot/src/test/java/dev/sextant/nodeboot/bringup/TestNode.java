@@ -45,6 +45,8 @@ public final class TestNode implements AutoCloseable {
     public final StateDiskSettings diskSettings;
     public final StateDisk disk;
     public final NodeLock lock;
+    /** What the node lock had the TPM remember at a first membership (TpmDiskMemory's part is tested on its own). */
+    public final java.util.List<dev.sextant.nodeboot.nodelock.FirstBootstrap> recorded = new java.util.concurrent.CopyOnWriteArrayList<>();
     public final NodeStateFile stateFile;
     public final FailureHandler failure;
     public final KubernetesDriver kubernetes;
@@ -68,7 +70,7 @@ public final class TestNode implements AutoCloseable {
         this.diskSettings = new StateDiskSettings(device, run.resolve("luks"), run.resolve("state.key"), 8192, 4);
         StateMount mount = new StateMount("sextant-state", dir.resolve("state"), true);
         this.disk = new StateDisk(diskSettings, mount, luks);
-        this.lock = new NodeLock(marker);
+        this.lock = new NodeLock(marker, recorded::add);
         this.stateFile = new NodeStateFile(mount);
         if (!Files.exists(dir.resolve("console"))) {
             Files.createFile(dir.resolve("console"));
@@ -93,7 +95,7 @@ public final class TestNode implements AutoCloseable {
                 () -> AK_NAME);
         this.bringUp = new BringUp(lock, new MemberDisk(disk, diskSettings, stateFile),
                 new EtcdDataVolume(dataVolumes, ControlPlaneEtcd.dataDir(nodeLocalSettings)), kubernetes, clusterServices,
-                DiscoveryResume.disabled(), failure);
+                DiscoveryResume.disabled(), new ControlPlaneSelfRenewal(nodeLocalSettings), failure);
     }
 
     /** The console the failure handler writes to ("" when nothing failed). */

@@ -41,7 +41,7 @@ class InitFailureJournalTest {
     void failureCarriesTheNodeLog() throws Exception {
         try (TestNode node = new TestNode(Files.createDirectories(dir.resolve("node")), new FakeLuks(), id -> { },
                 new FakeKubernetes(new DriverResult.Started(new byte[0])))) {
-            node.lock.tryLockOnce(LockHolder.JOIN, new byte[32]);
+            node.lock.tryLockOnce(LockHolder.JOIN, new byte[32], new dev.sextant.nodeboot.nodelock.FirstBootstrap(new byte[32], new byte[32], false));
             Path hash = Files.writeString(dir.resolve("hash"), InitSecretHash.format(new byte[16], INIT_SECRET));
             Path log = Files.writeString(dir.resolve("node.log"), "bootstrapper: the log an operator gets after a failure\n");
             InitSettings settings = new InitSettings(hash, log, false, "node-a", null);

@@ -61,7 +61,7 @@ class InitFlowTest {
     @DisplayName("losing the lock to join is not fatal: nothing is reset, the caller is told who holds the node")
     void lostLockIsNotFatal() throws Exception {
         InitFlow flow = flow(new DriverResult.Started(new byte[0]));
-        node.lock.tryLockOnce(LockHolder.JOIN, new byte[32]);
+        node.lock.tryLockOnce(LockHolder.JOIN, new byte[32], new dev.sextant.nodeboot.nodelock.FirstBootstrap(new byte[32], new byte[32], false));
         var e = assertThrows(InitFailedException.class, () -> flow.run(request(), (step, detail) -> { }));
         assertEquals("node is already locked by join", e.getMessage());
         assertEquals("", node.console());
@@ -81,6 +81,9 @@ class InitFlowTest {
         assertTrue(node.luks.initialized());
         assertTrue(node.luks.opensWith(new ClusterKeys(new byte[32], new byte[32]).diskKey(FakeLuks.UUID)),
                 "slot 0 holds the key the KMS derives for this UUID");
+        org.junit.jupiter.api.Assertions.assertArrayEquals(dev.sextant.keys.role.JoinServiceRoleKey.of(new byte[32], new byte[32])
+                .publicKey(), node.recorded.get(0).joinServiceRoleKey().orElseThrow(),
+                "the TPM records the role key the init node derives from the master secret, which its rejoins demand");
         NodeState state = node.stateFile.read();
         assertEquals("control-plane", state.role());
         assertEquals("node-a", state.nodeName());

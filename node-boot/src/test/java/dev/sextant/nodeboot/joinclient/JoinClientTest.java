@@ -125,10 +125,16 @@ class JoinClientTest {
     }
 
     private Node node(TestJoinService service, ServerVerification joinService, int maxRounds) throws Exception {
+        return node(service, joinService, maxRounds, new java.io.ByteArrayOutputStream());
+    }
+
+    /** A worker whose status lines go to {@code console}. */
+    private Node node(TestJoinService service, ServerVerification joinService, int maxRounds, java.io.OutputStream console)
+            throws Exception {
         StandInK3s k3s = StandInK3s.create(Files.createDirectories(dir.resolve("k3s-" + boots.size())), 0);
         TestNode boot = boot(new K3sDriver(k3s.settings()));
         return start(boot, JoinClient.Node.worker("node-b", true, boot.disk::prepareFresh).withVerifyEndpoint("10.0.0.7:7443"),
-                service, joinService, maxRounds, k3s);
+                service, joinService, maxRounds, k3s, console);
     }
 
     /** The control plane cp-1 on an image without k3s, or with it ({@code kubernetes} installed). */
@@ -148,6 +154,11 @@ class JoinClientTest {
 
     private Node start(TestNode boot, JoinClient.Node self, TestJoinService service, ServerVerification joinService,
                        int maxRounds, StandInK3s k3s) throws Exception {
+        return start(boot, self, service, joinService, maxRounds, k3s, new java.io.ByteArrayOutputStream());
+    }
+
+    private Node start(TestNode boot, JoinClient.Node self, TestJoinService service, ServerVerification joinService,
+                       int maxRounds, StandInK3s k3s, java.io.OutputStream console) throws Exception {
         List<Duration> sleeps = new ArrayList<>();
         JoinClient[] client = new JoinClient[1];
         Sleeper recording = d -> {
@@ -158,7 +169,8 @@ class JoinClientTest {
         };
         client[0] = new JoinClient(self, new StaticDiscovery(List.of(service.endpoint())),
                 new AtlsJoinTransport(attester, joinService, Duration.ofSeconds(10)), boot.lock, boot.bringUp,
-                new Backoff(Duration.ofSeconds(1), Duration.ofSeconds(30), () -> 0.5), recording);
+                new Backoff(Duration.ofSeconds(1), Duration.ofSeconds(30), () -> 0.5), recording,
+                new RevokedStatus(new java.io.PrintStream(console, true, java.nio.charset.StandardCharsets.UTF_8)));
         return new Node(client[0], boot.lock, sleeps, k3s, boot);
     }
 
@@ -225,6 +237,8 @@ class JoinClientTest {
             var joined = (JoinOutcome.Joined) outcome;
             assertEquals(Via.JOIN, joined.bootstrapped().via());
             assertEquals(List.of(), node.sleeps(), "no retry was needed");
+            assertArrayEquals(TestJoinService.ROLE_KEY.publicKey(), node.boot().recorded.get(0).joinServiceRoleKey().orElseThrow(),
+                    "the TPM records the ticket's join service role key, which its rejoins demand");
         }
     }
 
@@ -237,6 +251,30 @@ class JoinClientTest {
             assertEquals(List.of(), service.requests, "the node sent no CSR to an unverified service");
             Node trusting = node(service, ServerVerification.by(policy((byte) 0)), 2);
             assertInstanceOf(JoinOutcome.Joined.class, trusting.client().run(), "the same service passes the right policy");
+        }
+    }
+
+    @Test
+    @DisplayName("a verified join service refusing the join REVOKED (a machine revoked, its disk reset since): the join path asks"
+            + " once, prints 'SEXTANT-STATUS revoked reason=PCR_MISMATCH' and stops; the node stays fresh. A service the node"
+            + " does not verify answering the same is refused in the handshake and never stops it")
+    void revokedMachineStopsJoining() throws Exception {
+        try (var service = new TestJoinService(attester, policy((byte) 0))) {
+            service.revokedFor = "PCR_MISMATCH";
+            java.io.ByteArrayOutputStream console = new java.io.ByteArrayOutputStream();
+            Node verifying = node(service, ServerVerification.by(policy((byte) 0)), 3, console);
+            assertEquals(new JoinOutcome.Stopped("this machine was revoked (PCR_MISMATCH)"), verifying.client().run());
+            assertEquals(1, service.requests.size(), "asked once");
+            assertEquals(List.of(), verifying.sleeps(), "no second round");
+            assertEquals("SEXTANT-STATUS revoked reason=PCR_MISMATCH\n", console.toString(java.nio.charset.StandardCharsets.UTF_8));
+            assertTrue(verifying.lock().holder().isEmpty(), "the node stays fresh");
+
+            java.io.ByteArrayOutputStream unmoved = new java.io.ByteArrayOutputStream();
+            Node other = node(service, ServerVerification.by(policy((byte) 0x22)), 3, unmoved);
+            assertEquals(new JoinOutcome.Stopped("stop requested"), other.client().run(), "asked round after round until stopped");
+            assertEquals(3, other.sleeps().size());
+            assertEquals(1, service.requests.size(), "the unverified service heard nothing");
+            assertEquals("", unmoved.toString(java.nio.charset.StandardCharsets.UTF_8));
         }
     }
 
@@ -281,6 +319,9 @@ class JoinClientTest {
                     && etcdEnv.contains(" --advertise-client-urls=" + request.getEtcdMember().getClientUrl() + " "),
                     "etcd says what the request named: " + etcdEnv);
             assertArrayEquals(MASTER_SECRET, Files.readAllBytes(services.resolve("kms/mastersecret")));
+            assertArrayEquals(dev.sextant.keys.role.JoinServiceRoleKey.of(MASTER_SECRET, MASTER_SALT).publicKey(),
+                    node.boot().recorded.get(0).joinServiceRoleKey().orElseThrow(),
+                    "a control plane derives the role key from the master secret, whatever the ticket says");
             var state = node.boot().stateFile.read();
             assertEquals("control-plane", state.role());
             assertEquals(NodeState.KubernetesRole.NONE, state.kubernetes().mode());
@@ -323,7 +364,7 @@ class JoinClientTest {
     void stopsWhenInitHasTheLock() throws Exception {
         try (var service = new TestJoinService(null, policy((byte) 0))) {
             Node node = node(service, ServerVerification.insecureAcceptAnyServer(), 3);
-            node.lock().tryLockOnce(LockHolder.INIT, new byte[32]);
+            node.lock().tryLockOnce(LockHolder.INIT, new byte[32], new dev.sextant.nodeboot.nodelock.FirstBootstrap(new byte[32], new byte[32], true));
             var outcome = node.client().run();
             assertEquals(new JoinOutcome.Stopped("node is already locked by init"), outcome);
             assertEquals(List.of(), service.requests);

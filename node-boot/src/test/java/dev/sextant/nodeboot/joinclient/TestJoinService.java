@@ -44,12 +44,20 @@ public final class TestJoinService extends JoinServiceGrpc.JoinServiceImplBase i
     public static final byte[] DISCOVERY_KEY = filled(0x44);
     /** Seed of this service's discovery CA (the real one derives it from the master secret). */
     public static final byte[] DISCOVERY_CA_SEED = filled(0x43);
+    /** The cluster's join service role key (the real one derives it from the master secret, which this service lacks). */
+    public static final dev.sextant.keys.role.JoinServiceRoleKey ROLE_KEY =
+            dev.sextant.keys.role.JoinServiceRoleKey.of(filled(0x4b), filled(0x4c));
 
     public final AtomicInteger refusedHandshakes = new AtomicInteger();
     public final List<IssueJoinTicketRequest> requests = new CopyOnWriteArrayList<>();
     public final List<IssueRejoinTicketRequest> rejoinRequests = new CopyOnWriteArrayList<>();
     /** What a rejoin ticket carries as the disk key; null: rejoin is refused. */
     public volatile byte[] rejoinKey;
+    /**
+     * The revocation's reason code (OPERATOR, ...) while this service refuses joins and rejoins as the real one refuses a
+     * revoked AK's: PERMISSION_DENIED, the refusal code REVOKED and the reason code in the trailers; null: it does not.
+     */
+    public volatile String revokedFor;
     private final Server server;
 
     public TestJoinService(Attester attesterOrNull, AttestationVerifier verifier) throws IOException {
@@ -58,6 +66,15 @@ public final class TestJoinService extends JoinServiceGrpc.JoinServiceImplBase i
 
     /** On {@code port} (0: any), so a test can stop the service and start it again where nodes look for it. */
     public TestJoinService(Attester attesterOrNull, AttestationVerifier verifier, int port) throws IOException {
+        this(attesterOrNull == null ? OwnAttestation.none() : OwnAttestation.by(attesterOrNull), verifier, port);
+    }
+
+    /** Presenting {@code own} (a control plane's: {@link OwnAttestation#proving} its join service role). */
+    public static TestJoinService presenting(OwnAttestation own, AttestationVerifier verifier) throws IOException {
+        return new TestJoinService(own, verifier, 0);
+    }
+
+    private TestJoinService(OwnAttestation own, AttestationVerifier verifier, int port) throws IOException {
         AttestationVerifier counting = (document, purpose, nonce, userData) -> {
             try {
                 return verifier.verify(document, purpose, nonce, userData);
@@ -67,8 +84,7 @@ public final class TestJoinService extends JoinServiceGrpc.JoinServiceImplBase i
             }
         };
         server = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", port))
-                .sslContext(AtlsContexts.server(attesterOrNull == null ? OwnAttestation.none() : OwnAttestation.by(attesterOrNull),
-                        ClientVerification.by(counting)))
+                .sslContext(AtlsContexts.server(own, ClientVerification.by(counting)))
                 .addService(this).build().start();
     }
 
@@ -83,6 +99,7 @@ public final class TestJoinService extends JoinServiceGrpc.JoinServiceImplBase i
                 .setMeasurementSecret(ByteString.copyFrom(MEASUREMENT_SECRET))
                 .setMeasurementSalt(ByteString.copyFrom(MEASUREMENT_SALT))
                 .setDiscoveryKey(ByteString.copyFrom(DISCOVERY_KEY))
+                .setJoinServiceRoleKey(ByteString.copyFrom(ROLE_KEY.publicKey()))
                 .setK3S(K3sJoin.newBuilder().setServerUrl("https://127.0.0.1:6443").setToken("K10cafe::abcdef.0123456789abcdef"))
                 .build();
     }
@@ -102,6 +119,10 @@ public final class TestJoinService extends JoinServiceGrpc.JoinServiceImplBase i
     @Override
     public void issueJoinTicket(IssueJoinTicketRequest request, StreamObserver<IssueJoinTicketResponse> response) {
         requests.add(request);
+        if (revokedFor != null) {
+            response.onError(revoked(revokedFor));
+            return;
+        }
         IssueJoinTicketResponse answer = ticket;
         // Certifies the requester's key as the real join service does, unless a test put its own certificate in.
         if (answer.getMemberCertificate().isEmpty() && !request.getDiscoveryPublicKey().isEmpty()) {
@@ -122,6 +143,11 @@ public final class TestJoinService extends JoinServiceGrpc.JoinServiceImplBase i
     @Override
     public void issueRejoinTicket(IssueRejoinTicketRequest request, StreamObserver<IssueRejoinTicketResponse> response) {
         rejoinRequests.add(request);
+        String revoked = revokedFor;
+        if (revoked != null) {
+            response.onError(revoked(revoked));
+            return;
+        }
         byte[] key = rejoinKey;
         if (key == null) {
             response.onError(Status.PERMISSION_DENIED.withDescription("disk " + request.getDiskUuid()
@@ -130,6 +156,15 @@ public final class TestJoinService extends JoinServiceGrpc.JoinServiceImplBase i
         }
         response.onNext(IssueRejoinTicketResponse.newBuilder().setStateDiskKey(ByteString.copyFrom(key)).build());
         response.onCompleted();
+    }
+
+    /** The real join service's refusal of a revoked AK: PERMISSION_DENIED, REVOKED and the reason code in the trailers. */
+    private static io.grpc.StatusRuntimeException revoked(String reason) {
+        io.grpc.Metadata trailers = new io.grpc.Metadata();
+        trailers.put(dev.sextant.grpcsupport.Refusal.REASON_KEY, "REVOKED");
+        trailers.put(dev.sextant.grpcsupport.Refusal.DETAIL_KEY, reason);
+        return Status.PERMISSION_DENIED.withDescription("node node-0 was revoked at 2026-11-28T06:00:00Z: " + reason
+                + "; the machine may come back only as a new machine (a new TPM)").asRuntimeException(trailers);
     }
 
     @Override

@@ -128,7 +128,7 @@ class TpmDiskMemoryTest {
     }
 
     @Test
-    @DisplayName("an upgraded node re-records a listed predecessor's record under its own writer (same disk, cluster, role, key) and removes the old index: the image after it needs to list only it")
+    @DisplayName("an upgraded node re-records a listed predecessor's record under its own writer (same disk, cluster, role, key) in the other slot and keeps the predecessor's: the image after it needs to list only it, and overwrites the older of the two")
     void rerecordsUnderItsOwnWriter() throws Exception {
         memory().remember(UUID, CLUSTER, KEY, true);
         String v1 = writerOfRecord(memory());
@@ -137,33 +137,52 @@ class TpmDiskMemoryTest {
         memory(v1).rerecord(accepted);
         RememberedDisk v2Record = assertInstanceOf(Recall.Remembered.class, memory().recall(), "no predecessor needed now").disk();
         assertTrue(v2Record.sameDiskAs(accepted) && v2Record.isKey(KEY) && v2Record.controlPlane() && v2Record.isCluster(CLUSTER));
-        assertFalse(HexFormat.of().formatHex(v2Record.writerDigest()).equals(v1));
-        assertFalse(defined(TpmDiskMemory.INDEX), "the predecessor's index is gone");
-        assertTrue(defined(TpmDiskMemory.NEXT));
+        String v2 = HexFormat.of().formatHex(v2Record.writerDigest());
+        assertFalse(v2.equals(v1));
+        assertEquals(v1, writerAt(TpmDiskMemory.INDEX), "the predecessor's record is kept");
+        assertEquals(v2, writerAt(TpmDiskMemory.NEXT));
 
-        String v2 = writerOfRecord(memory());
         reboot("image v3");
         RememberedDisk onV3 = assertInstanceOf(Recall.Remembered.class, memory(v2).recall(), "v3 lists only v2").disk();
         memory(v2).rerecord(onV3);
+        String v3 = writerOfRecord(memory());
         assertTrue(assertInstanceOf(Recall.Remembered.class, memory().recall()).disk().isDisk(UUID));
-        assertTrue(defined(TpmDiskMemory.INDEX), "back at the first handle");
-        assertFalse(defined(TpmDiskMemory.NEXT));
+        assertEquals(v3, writerAt(TpmDiskMemory.INDEX), "v1's record, the older, is overwritten");
+        assertEquals(v2, writerAt(TpmDiskMemory.NEXT), "v2's is kept for a rollback to v2");
     }
 
     @Test
-    @DisplayName("a crash after the new record is written and before the old index is removed leaves a node that unlocks, and the next re-record finishes the move")
-    void crashBetweenWriteAndRemove() throws Exception {
+    @DisplayName("a node rolled back to its old image after the new one re-recorded still unlocks, writes nothing, and unlocks on the new image again when rolled forward")
+    void rollbackAfterRerecordStillUnlocks() throws Exception {
+        memory().remember(UUID, CLUSTER, KEY, false);
+        String v1 = writerOfRecord(memory());
+        reboot("image v2");
+        memory(v1).rerecord(assertInstanceOf(Recall.Remembered.class, memory(v1).recall()).disk());
+        String v2 = writerOfRecord(memory());
+
+        reboot("image v1");
+        RememberedDisk onV1 = assertInstanceOf(Recall.Remembered.class, memory().recall(),
+                "v1 lists no predecessor: v2's record is ignored beside its own").disk();
+        assertEquals(v1, HexFormat.of().formatHex(onV1.writerDigest()));
+        assertTrue(onV1.isDisk(UUID) && onV1.isKey(KEY) && onV1.isCluster(CLUSTER) && !onV1.controlPlane());
+        memory().rerecord(onV1);
+        assertEquals(v1, writerAt(TpmDiskMemory.INDEX));
+        assertEquals(v2, writerAt(TpmDiskMemory.NEXT), "the newer image's record stays for the rollout's next try");
+
+        reboot("image v2");
+        assertEquals(v2, writerOfRecord(memory(v1)), "of two records of the same disk, this image's own is taken");
+    }
+
+    @Test
+    @DisplayName("a crash after the new record is written and before it is read back leaves both records of the disk: the node takes its own and re-records nothing")
+    void crashAfterWrite() throws Exception {
         memory().remember(UUID, CLUSTER, KEY, false);
         String v1 = writerOfRecord(memory());
         RememberedDisk old = assertInstanceOf(Recall.Remembered.class, memory().recall()).disk();
         reboot("image v2");
         byte[] v2 = ownWriter();
         // What rerecord does up to its crash: the new record at the second handle, the old one still there.
-        TpmClient tpm = swtpm.client();
-        tpm.nv().defineSpace(TpmDiskMemory.NEXT, TpmDiskMemory.ATTRIBUTES, WritePolicy.authPolicy(v2), RememberedDisk.BYTES);
-        int session = tpm.policy().startPolicySession();
-        tpm.policy().pcr(session, WritePolicy.PCRS, v2);
-        tpm.nv().writeUnderPolicy(TpmDiskMemory.NEXT, old.rewrittenBy(v2).encode(), session);
+        recordAtNext(v2, old.rewrittenBy(v2));
 
         reboot("image v2");
         RememberedDisk both = assertInstanceOf(Recall.Remembered.class, memory(v1).recall()).disk();
@@ -171,8 +190,25 @@ class TpmDiskMemoryTest {
         assertTrue(assertInstanceOf(Recall.Remembered.class, memory().recall(), "unlisted predecessor ignored beside it")
                 .disk().isDisk(UUID));
         memory(v1).rerecord(both);
-        assertFalse(defined(TpmDiskMemory.INDEX));
-        assertTrue(assertInstanceOf(Recall.Remembered.class, memory().recall()).disk().isKey(KEY));
+        assertEquals(v1, writerAt(TpmDiskMemory.INDEX));
+        assertArrayEquals(v2, HexFormat.of().parseHex(writerAt(TpmDiskMemory.NEXT)));
+    }
+
+    @Test
+    @DisplayName("of two listed predecessors' records of the same disk, the first handle's is taken at every boot, and the re-record overwrites the other")
+    void twoPredecessorsFirstHandleTaken() throws Exception {
+        memory().remember(UUID, CLUSTER, KEY, false);
+        String v1 = writerOfRecord(memory());
+        reboot("image v2");
+        memory(v1).rerecord(assertInstanceOf(Recall.Remembered.class, memory(v1).recall()).disk());
+        String v2 = writerOfRecord(memory());
+        reboot("image v3");
+        RememberedDisk taken = assertInstanceOf(Recall.Remembered.class, memory(v2, v1).recall()).disk();
+        assertEquals(v1, HexFormat.of().formatHex(taken.writerDigest()), "the record at the first handle");
+        assertEquals(v1, writerOfRecord(memory(v1, v2)), "whatever the list's order");
+        memory(v2, v1).rerecord(taken);
+        assertEquals(v1, writerAt(TpmDiskMemory.INDEX), "the accepted record is kept");
+        assertEquals(writerOfRecord(memory()), writerAt(TpmDiskMemory.NEXT));
     }
 
     @Test
@@ -197,12 +233,128 @@ class TpmDiskMemoryTest {
         memory(v1).rerecord(assertInstanceOf(Recall.Remembered.class, memory(v1).recall()).disk());
         String fresh = "0f0e0d0c-0b0a-4909-8807-060504030201";
         memory().remember(fresh, CLUSTER, KEY, true);
-        assertFalse(defined(TpmDiskMemory.NEXT));
+        assertFalse(defined(TpmDiskMemory.NEXT), "the second slot is gone");
+        assertEquals(writerOfRecord(memory()), writerAt(TpmDiskMemory.INDEX), "the first holds only the fresh record");
         assertTrue(assertInstanceOf(Recall.Remembered.class, memory().recall()).disk().isDisk(fresh));
+    }
+
+    private static final byte[] ROLE_DIGEST = dev.sextant.keys.role.JoinServiceRoleProof.digestOf(
+            dev.sextant.keys.role.JoinServiceRoleKey.of(bytes("the cluster's master secret"), new byte[32]).publicKey());
+
+    private RememberedDisk recalled(TpmDiskMemory memory) {
+        return assertInstanceOf(Recall.Remembered.class, memory.recall()).disk();
+    }
+
+    @Test
+    @DisplayName("a version-1 record that learns the role key at a rejoin is re-recorded as version 2 by the same image in the"
+            + " other slot, and the superseded version-1 record is removed: deleting the new index leaves nothing to fall back to")
+    void versionOneLearnsTheRoleKey() throws Exception {
+        memory().remember(UUID, CLUSTER, KEY, false);
+        RememberedDisk v1 = recalled(memory());
+        assertTrue(v1.joinServiceRoleDigest().isEmpty());
+
+        memory().rerecord(v1, java.util.Optional.of(ROLE_DIGEST));
+
+        reboot("image v1");
+        RememberedDisk learned = recalled(memory());
+        assertArrayEquals(ROLE_DIGEST, learned.joinServiceRoleDigest().orElseThrow());
+        assertTrue(learned.sameDiskAs(v1) && learned.isKey(KEY) && learned.isCluster(CLUSTER) && !learned.controlPlane());
+        assertArrayEquals(v1.writerDigest(), learned.writerDigest(), "the same image's record");
+        assertEquals(2, swtpm.client().nv().read(TpmDiskMemory.NEXT)[0], "version 2 in the other slot");
+        assertFalse(defined(TpmDiskMemory.INDEX), "the version-1 record is gone");
+
+        memory().rerecord(learned, java.util.Optional.empty());
+        assertFalse(defined(TpmDiskMemory.INDEX), "nothing more to write");
+    }
+
+    @Test
+    @DisplayName("a crash after the version-2 record read back and before the version-1 record was removed leaves both: the next"
+            + " boot takes version 2, and its re-record removes the version-1 record, so deleting the new index leaves nothing to"
+            + " fall back to")
+    void crashBeforeTheVersionOneRecordWent() throws Exception {
+        memory().remember(UUID, CLUSTER, KEY, false);
+        RememberedDisk v1 = recalled(memory());
+        // What rerecord does up to its crash: version 2 written and read back at the other handle, version 1 still there.
+        recordAtNext(ownWriter(), v1.learningJoinServiceRole(ROLE_DIGEST));
+
+        reboot("image v1");
+        RememberedDisk taken = recalled(memory());
+        assertArrayEquals(ROLE_DIGEST, taken.joinServiceRoleDigest().orElseThrow(), "of the two, the one naming the role key");
+        memory().rerecord(taken, java.util.Optional.empty());
+        assertFalse(defined(TpmDiskMemory.INDEX), "the version-1 record is gone");
+        assertArrayEquals(ROLE_DIGEST, recalled(memory()).joinServiceRoleDigest().orElseThrow(), "version 2 stays");
+    }
+
+    @Test
+    @DisplayName("an upgraded node whose predecessor's record is version 1 re-records it as version 2 when its rejoin learned the"
+            + " role key, in the other slot; the predecessor's record is kept for a rollback")
+    void upgradeLearnsTheRoleKey() throws Exception {
+        memory().remember(UUID, CLUSTER, KEY, true);
+        String v1 = writerOfRecord(memory());
+        reboot("image v2");
+        RememberedDisk accepted = recalled(memory(v1));
+
+        memory(v1).rerecord(accepted, java.util.Optional.of(ROLE_DIGEST));
+
+        RememberedDisk onV2 = recalled(memory(v1));
+        assertArrayEquals(ROLE_DIGEST, onV2.joinServiceRoleDigest().orElseThrow());
+        assertEquals(writerOfRecord(memory()), writerAt(TpmDiskMemory.NEXT));
+        assertEquals(v1, writerAt(TpmDiskMemory.INDEX), "the predecessor's version-1 record is kept");
+        assertEquals(1, swtpm.client().nv().read(TpmDiskMemory.INDEX)[0]);
+    }
+
+    @Test
+    @DisplayName("a node that re-recorded its predecessor's version-1 record at an earlier boot learns the role key later by"
+            + " overwriting its own record in place: the predecessor's, in the other slot, is kept for a rollback")
+    void learningAfterTheUpgradeKeepsThePredecessor() throws Exception {
+        memory().remember(UUID, CLUSTER, KEY, false);
+        String v1 = writerOfRecord(memory());
+        reboot("image v2");
+        memory(v1).rerecord(recalled(memory(v1)));
+        String v2 = writerAt(TpmDiskMemory.NEXT);
+        reboot("image v2");
+        RememberedDisk own = recalled(memory(v1));
+        assertTrue(own.joinServiceRoleDigest().isEmpty());
+
+        memory(v1).rerecord(own, java.util.Optional.of(ROLE_DIGEST));
+
+        assertArrayEquals(ROLE_DIGEST, recalled(memory(v1)).joinServiceRoleDigest().orElseThrow());
+        assertEquals(v2, writerAt(TpmDiskMemory.NEXT));
+        assertEquals(2, swtpm.client().nv().read(TpmDiskMemory.NEXT)[0], "its own record, now version 2");
+        assertEquals(v1, writerAt(TpmDiskMemory.INDEX), "the predecessor's is kept");
+        reboot("image v1");
+        assertTrue(recalled(memory()).isDisk(UUID), "rolled back, the predecessor's own record still unlocks");
+    }
+
+    @Test
+    @DisplayName("a record that names a role key keeps it: a re-record that learned another key writes nothing")
+    void versionTwoKeepsItsKey() throws Exception {
+        byte[] other = dev.sextant.keys.role.JoinServiceRoleProof.digestOf(
+                dev.sextant.keys.role.JoinServiceRoleKey.of(bytes("another master secret"), new byte[32]).publicKey());
+        memory().remember(UUID, CLUSTER, KEY, false, java.util.Optional.of(ROLE_DIGEST));
+
+        memory().rerecord(recalled(memory()), java.util.Optional.of(other));
+
+        assertArrayEquals(ROLE_DIGEST, recalled(memory()).joinServiceRoleDigest().orElseThrow());
+        assertFalse(defined(TpmDiskMemory.NEXT), "nothing was written");
     }
 
     private String writerOfRecord(TpmDiskMemory memory) {
         return HexFormat.of().formatHex(assertInstanceOf(Recall.Remembered.class, memory.recall()).disk().writerDigest());
+    }
+
+    /** The writer digest of the record at {@code handle}, read raw (no checks): which image wrote that slot. */
+    private String writerAt(int handle) throws Exception {
+        return HexFormat.of().formatHex(RememberedDisk.decode(swtpm.client().nv().read(handle)).writerDigest());
+    }
+
+    /** Defines the second handle under {@code writer}'s policy and writes {@code record} there, as the image whose PCRs those are. */
+    private void recordAtNext(byte[] writer, RememberedDisk record) throws Exception {
+        TpmClient tpm = swtpm.client();
+        tpm.nv().defineSpace(TpmDiskMemory.NEXT, TpmDiskMemory.ATTRIBUTES, WritePolicy.authPolicy(writer), RememberedDisk.BYTES);
+        int session = tpm.policy().startPolicySession();
+        tpm.policy().pcr(session, WritePolicy.PCRS, writer);
+        tpm.nv().writeUnderPolicy(TpmDiskMemory.NEXT, record.encode(), session);
     }
 
     private byte[] ownWriter() throws Exception {
@@ -235,19 +387,51 @@ class TpmDiskMemoryTest {
     }
 
     @Test
+    @DisplayName("a first membership that knows the cluster's join service role key is recorded as version 2, naming its digest")
+    void recordsTheRoleKey() throws Exception {
+        byte[] digest = dev.sextant.keys.role.JoinServiceRoleProof.digestOf(
+                dev.sextant.keys.role.JoinServiceRoleKey.of(bytes("master secret"), new byte[32]).publicKey());
+        memory().remember(UUID, CLUSTER, KEY, false, java.util.Optional.of(digest));
+        RememberedDisk disk = assertInstanceOf(Recall.Remembered.class, memory().recall()).disk();
+        assertArrayEquals(digest, disk.joinServiceRoleDigest().orElseThrow());
+        assertTrue(disk.isDisk(UUID) && disk.isKey(KEY) && disk.isCluster(CLUSTER));
+        assertEquals(2, swtpm.client().nv().read(TpmDiskMemory.INDEX)[0], "version 2 in the same index");
+    }
+
+    @Test
     @DisplayName("a record round-trips through its bytes; bytes of another size, version or role are refused")
     void encoding() throws Exception {
         RememberedDisk disk = RememberedDisk.of(UUID, CLUSTER, KEY, true, new byte[32]);
         assertTrue(RememberedDisk.decode(disk.encode()).sameAs(disk));
         byte[] bytes = disk.encode();
         assertThrows(RememberedDisk.RecordUnreadable.class, () -> RememberedDisk.decode(new byte[10]));
-        bytes[0] = 2;
+        bytes[0] = 3;
         assertThrows(RememberedDisk.RecordUnreadable.class, () -> RememberedDisk.decode(bytes));
         bytes[0] = 1;
         bytes[1] = 7;
         assertThrows(RememberedDisk.RecordUnreadable.class, () -> RememberedDisk.decode(bytes));
         assertFalse(disk.toString().contains(HexFormat.of().formatHex(KEY)));
         assertEquals(-1, disk.toString().indexOf("check"));
+    }
+
+    @Test
+    @DisplayName("a record naming the join service role key is version 2, of the same size, and round-trips; one without is"
+            + " byte for byte version 1")
+    void encodingWithRole() throws Exception {
+        RememberedDisk v1 = RememberedDisk.of(UUID, CLUSTER, KEY, false, new byte[32]);
+        byte[] digest = new byte[RememberedDisk.ROLE_KEY_DIGEST_BYTES];
+        java.util.Arrays.fill(digest, (byte) 0x5a);
+        RememberedDisk v2 = v1.withJoinServiceRole(digest);
+        assertEquals(1, v1.encode()[0]);
+        assertEquals(2, v2.encode()[0]);
+        assertEquals(RememberedDisk.BYTES, v2.encode().length);
+        RememberedDisk back = RememberedDisk.decode(v2.encode());
+        assertTrue(back.sameAs(v2));
+        assertTrue(back.isDisk(UUID) && back.isKey(KEY) && back.isCluster(CLUSTER) && !back.controlPlane());
+        assertArrayEquals(digest, back.joinServiceRoleDigest().orElseThrow());
+        assertTrue(RememberedDisk.decode(v1.encode()).joinServiceRoleDigest().isEmpty());
+        assertTrue(back.sameDiskAs(v1), "the role key digest is an addition, not another disk");
+        assertArrayEquals(digest, back.rewrittenBy(new byte[32]).joinServiceRoleDigest().orElseThrow(), "kept on re-recording");
     }
 
     static byte[] bytes(String s) {

@@ -28,12 +28,13 @@ class UnlockPlannerTest {
             }
 
             @Override
-            public void remember(String diskUuid, byte[] clusterId, byte[] diskKey, boolean controlPlane) {
+            public void remember(String diskUuid, byte[] clusterId, byte[] diskKey, boolean controlPlane,
+                                 java.util.Optional<byte[]> roleKeyDigest) {
                 throw new AssertionError("planning records nothing");
             }
 
             @Override
-            public void rerecord(RememberedDisk disk) {
+            public void rerecord(RememberedDisk disk, java.util.Optional<byte[]> learnedRoleDigest) {
                 throw new AssertionError("planning records nothing");
             }
         };

@@ -1,6 +1,7 @@
 package dev.sextant.localcluster.mini.boot;
 
 import dev.sextant.localcluster.mini.files.MiniLayout;
+import dev.sextant.localcluster.mini.files.NodeDisks;
 import dev.sextant.localcluster.mini.node.NodeRole;
 import dev.sextant.localcluster.qemu.Accel;
 import dev.sextant.localcluster.qemu.FactoryTpm;
@@ -8,21 +9,16 @@ import dev.sextant.localcluster.qemu.HostTools;
 import dev.sextant.localcluster.qemu.Lifetime;
 import dev.sextant.localcluster.qemu.NodeConfig;
 import dev.sextant.tpmmanufacturer.swtpm.LocalCa;
-import java.io.IOException;
-import java.io.RandomAccessFile;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.function.Consumer;
 
 /**
  * What a node of a new cluster boots with: a factory TPM whose EK certificate the mini CA signs
- * (its AK provisioned), an empty state disk, the image, its settings and its forwarded ports; its
+ * (its AK provisioned), its new disks ({@link NodeDisks}), the image, its settings and its forwarded ports; its
  * QEMU and swtpm outlive the command.
  */
 public final class NewNodes {
-    private static final long STATE_DISK_BYTES = 256L << 20;
-
     private final MiniLayout layout;
     private final Consumer<String> progress;
     private final HostTools tools;
@@ -44,21 +40,11 @@ public final class NewNodes {
             throws Exception {
         progress.accept(name + ": manufacturing its TPM (EK certificate from " + layout.caCert() + ", AK provisioned)");
         FactoryTpm tpm = FactoryTpm.manufacture(layout.tpmDir(name), ca);
-        Path disk = stateDisk(name);
-        return NodeConfig.of(tools, image, layout.nodeDir(name), role.guestPorts())
+        NodeDisks disks = NodeDisks.create(layout, name, role);
+        disks.etcdVolume().ifPresent(v -> progress.accept(name + ": etcd data volume " + v));
+        return disks.attachTo(NodeConfig.of(tools, image, layout.nodeDir(name), role.guestPorts())
                 .withTpmState(tpm.stateDir()).withMemoryMiB(role.memoryMiB())
-                .withHostPorts(hostPorts).withStateDisk(disk).withSettings(settings)
-                .withAccel(accel).withLifetime(Lifetime.DETACHED);
-    }
-
-    private Path stateDisk(String name) throws IOException {
-        Path disk = layout.stateDisk(name);
-        Files.createDirectories(disk.getParent());
-        Files.deleteIfExists(disk);
-        // Sparse: the node LUKS-formats it; only what it writes takes space.
-        try (RandomAccessFile file = new RandomAccessFile(disk.toFile(), "rw")) {
-            file.setLength(STATE_DISK_BYTES);
-        }
-        return disk;
+                .withHostPorts(hostPorts).withSettings(settings)
+                .withAccel(accel).withLifetime(Lifetime.DETACHED));
     }
 }

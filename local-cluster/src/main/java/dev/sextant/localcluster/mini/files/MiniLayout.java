@@ -115,6 +115,11 @@ public record MiniLayout(Path dir) {
         return nodeDir(node).resolve("state-disk.raw");
     }
 
+    /** A control plane's etcd data volume: a raw disk whose one GPT partition is named by its tag. */
+    public Path etcdVolume(String node) {
+        return nodeDir(node).resolve("etcd-volume.raw");
+    }
+
     public Path tpmDir(String node) {
         return nodeDir(node).resolve("tpm");
     }

@@ -15,15 +15,19 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * How {@code mini up} booted a node ({@code <node>/launch.json}), so {@code mini reboot} and
- * {@code mini start} power it on with the same QEMU arguments: the same image, TPM state, state
- * disk, memory, accelerator, forwarded ports and settings. 0600: the settings hold the init
- * secret's salted hash (no secret, but nothing anyone else needs).
+ * {@code mini start} power it on with the same QEMU arguments: the same image, TPM state, disks
+ * ({@link NodeDisks}: the state disk, a control plane's etcd data volume), memory, accelerator,
+ * forwarded ports and settings. 0600: the settings hold the init secret's salted hash (no secret,
+ * but nothing anyone else needs). {@code etcdVolume} is null for a worker, and in a launch file
+ * written before control planes had volumes (such a node keeps etcd's data on its state disk).
  */
 public record NodeLaunch(String image, String tpmState, String stateDisk, int memoryMiB, Accel accel,
-                         List<Integer> guestPorts, Map<Integer, Integer> hostPorts, Map<String, String> settings) {
+                         List<Integer> guestPorts, Map<Integer, Integer> hostPorts, Map<String, String> settings,
+                         String etcdVolume) {
     private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT)
             .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
 
@@ -35,24 +39,30 @@ public record NodeLaunch(String image, String tpmState, String stateDisk, int me
 
     /** What {@code config} boots, without the host tools (located again on every boot). */
     public static NodeLaunch of(NodeConfig config) {
+        NodeDisks disks = NodeDisks.of(config);
         return new NodeLaunch(config.image().toString(),
                 config.tpmState().orElseThrow(() -> new IllegalArgumentException("a mini node has a manufactured TPM"))
                         .toString(),
-                config.stateDisk().orElseThrow(() -> new IllegalArgumentException("a mini node has a state disk"))
-                        .toString(),
-                config.memoryMiB(), config.accel(), config.guestPorts(), config.hostPorts(), config.settings());
+                disks.stateDisk().toString(), config.memoryMiB(), config.accel(), config.guestPorts(),
+                config.hostPorts(), config.settings(), disks.etcdVolume().map(Path::toString).orElse(null));
     }
 
     /** The same launch booting another disk image (an image upgrade replaces the boot disk, nothing else). */
     public NodeLaunch withImage(Path other) {
-        return new NodeLaunch(other.toString(), tpmState, stateDisk, memoryMiB, accel, guestPorts, hostPorts, settings);
+        return new NodeLaunch(other.toString(), tpmState, stateDisk, memoryMiB, accel, guestPorts, hostPorts, settings,
+                etcdVolume);
     }
 
     /** The node's configuration again, its processes outliving the command like every mini node's. */
     public NodeConfig config(HostTools tools, Path workDir) {
-        return NodeConfig.of(tools, Path.of(image), workDir, guestPorts).withTpmState(Path.of(tpmState))
-                .withMemoryMiB(memoryMiB).withHostPorts(hostPorts).withStateDisk(Path.of(stateDisk))
-                .withSettings(settings).withAccel(accel).withLifetime(Lifetime.DETACHED);
+        return disks().attachTo(NodeConfig.of(tools, Path.of(image), workDir, guestPorts).withTpmState(Path.of(tpmState))
+                .withMemoryMiB(memoryMiB).withHostPorts(hostPorts)
+                .withSettings(settings).withAccel(accel).withLifetime(Lifetime.DETACHED));
+    }
+
+    /** The disks every boot of this node attaches. */
+    public NodeDisks disks() {
+        return new NodeDisks(Path.of(stateDisk), Optional.ofNullable(etcdVolume).map(Path::of));
     }
 
     public void write(Path file) throws IOException {

@@ -50,4 +50,14 @@ public enum NodeRole {
     public String nodeName(int index) {
         return label() + "-" + index;
     }
+
+    /** The index in a name {@link #nodeName} made ({@code control-plane-2}: 2). */
+    public int indexOf(String nodeName) {
+        String prefix = label() + "-";
+        String index = nodeName.startsWith(prefix) ? nodeName.substring(prefix.length()) : "";
+        if (!index.matches("0|[1-9][0-9]{0,3}")) {
+            throw new IllegalArgumentException("'" + nodeName + "' is not a " + label() + " name");
+        }
+        return Integer.parseInt(index);
+    }
 }

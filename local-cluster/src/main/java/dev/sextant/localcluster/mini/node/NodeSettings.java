@@ -11,7 +11,8 @@ import java.util.Map;
  * off the measured kernel command line and PCR 12 stays zero): its name and the mini EK CA (public),
  * so a node verifies the join service's TPM as the operator does; on the first control plane the
  * init secret's salted hash; on every other node where the control planes' join services are; on
- * every control plane where its etcd member is reached, and on those that join, that they join as one.
+ * every control plane where its etcd member is reached and the zone of the data volume it claims for
+ * etcd's data ({@link EtcdVolumeTag}), and on those that join, that they join as one.
  */
 public final class NodeSettings {
     public static final String NODE_NAME = "sextant.node-name";
@@ -28,6 +29,11 @@ public final class NodeSettings {
      * host, as seen from a guest (every guest's own address is 10.0.2.15, so its own would name the caller).
      */
     public static final String VERIFY_ADVERTISE = "sextant.verify-advertise";
+    /**
+     * The zone of the etcd data volume a control plane claims ({@code sx1:<its cluster>:cp:ZONE:*}); its
+     * presence switches data volumes on (node-boot's {@code SEXTANT_DATA_VOLUME}, {@code SEXTANT_ZONE}).
+     */
+    public static final String DATA_VOLUME_ZONE = "sextant.data-volume-zone";
     /** QEMU's user network: the guest reaches the host's loopback at this address. */
     public static final String HOST_FROM_GUEST = "10.0.2.2";
 
@@ -42,6 +48,7 @@ public final class NodeSettings {
         settings.put(ETCD_ADVERTISE, ports.etcdAdvertise(name));
         settings.put(EK_CA, ekCaPem);
         settings.put(VERIFY_ADVERTISE, ports.verifyAdvertise(name));
+        settings.put(DATA_VOLUME_ZONE, EtcdVolumeTag.ZONE);
         return settings;
     }
 
@@ -54,6 +61,7 @@ public final class NodeSettings {
         settings.put(ETCD_ADVERTISE, ports.etcdAdvertise(name));
         settings.put(EK_CA, ekCaPem);
         settings.put(VERIFY_ADVERTISE, ports.verifyAdvertise(name));
+        settings.put(DATA_VOLUME_ZONE, EtcdVolumeTag.ZONE);
         return settings;
     }
 

@@ -33,11 +33,12 @@ class NodeSettingsTest {
 
     @Test
     @DisplayName("give the init node its name, the init secret's salted hash (never the secret), its etcd member's"
-            + " forwards and the EK CA, and no join service: it joins nothing")
+            + " forwards, the EK CA and its data volume's zone, and no join service: it joins nothing")
     void initNode() throws Exception {
         Map<String, String> settings = NodeSettings.initNode("control-plane-0", secret, salt, EK_CA, ports);
         assertEquals(List.of("sextant.node-name", "sextant.init-secret-hash", "sextant.etcd-advertise", "sextant.ek-ca",
-                "sextant.verify-advertise"), List.copyOf(settings.keySet()));
+                "sextant.verify-advertise", "sextant.data-volume-zone"), List.copyOf(settings.keySet()));
+        assertEquals("z1", settings.get("sextant.data-volume-zone"));
         assertEquals("10.0.2.2:40000", settings.get("sextant.verify-advertise"));
         assertEquals(EK_CA, settings.get("sextant.ek-ca"));
         assertEquals("control-plane-0", settings.get("sextant.node-name"));
@@ -51,18 +52,18 @@ class NodeSettingsTest {
 
     @Test
     @DisplayName("tell a joining control plane that it is one, every control plane's join service, where its own"
-            + " etcd member is reached, and no init secret")
+            + " etcd member is reached, its data volume's zone, and no init secret")
     void joiningControlPlane() {
         assertEquals(Map.of("sextant.node-name", "control-plane-1", "sextant.control-plane", "true",
                 "sextant.join-endpoints", "10.0.2.2:40002,10.0.2.2:40009,10.0.2.2:40016",
                 "sextant.etcd-advertise", "10.0.2.2:40013:40012", "sextant.ek-ca", EK_CA,
-                "sextant.verify-advertise", "10.0.2.2:40007"),
+                "sextant.verify-advertise", "10.0.2.2:40007", "sextant.data-volume-zone", "z1"),
                 NodeSettings.joiningControlPlane("control-plane-1", EK_CA, ports));
     }
 
     @Test
     @DisplayName("give a worker its name, every control plane's join service as the guest sees the host, and the EK CA"
-            + " to verify those services with, and where re-attestation reaches it (its forward)")
+            + " to verify those services with, and where re-attestation reaches it (its forward); no data volume")
     void worker() {
         assertEquals(Map.of("sextant.node-name", "worker-0",
                 "sextant.join-endpoints", "10.0.2.2:40002,10.0.2.2:40009,10.0.2.2:40016",

@@ -1,4 +1,4 @@
-package dev.sextant.nodeboot.joinclient;
+package dev.sextant.nodeboot.verify;
 
 import io.micronaut.context.annotation.Value;
 import jakarta.inject.Inject;
@@ -25,9 +25,9 @@ public final class VerifyEndpointReport {
     private final String endpoint;
 
     @Inject
-    public VerifyEndpointReport(JoinClientSettings settings, @Value("${grpc.server.port:7443}") int port) {
-        this(settings.verifyAdvertise().isBlank() ? firstAddress().map(host -> host + ":" + port).orElse("")
-                : settings.verifyAdvertise().strip());
+    public VerifyEndpointReport(@Value("${sextant.node.join.verify-advertise:}") String advertise,
+                                @Value("${grpc.server.port:7443}") int port) {
+        this(advertise.isBlank() ? firstAddress().map(host -> host + ":" + port).orElse("") : advertise.strip());
     }
 
     VerifyEndpointReport(String endpoint) {
