@@ -20,7 +20,8 @@ import java.util.concurrent.Callable;
                 " 2:usage error, or a file that cannot be read", " 3:no mini cluster in --dir"},
         description = "Per node of the mini cluster: whether QEMU and swtpm run, the forwarded ports, the last status "
                 + "line of its console, a fresh attested-TLS verification and, on a control plane, its etcd member "
-                + "(leader, follower or learner) and its health as the member answers; then each node's re-attestation "
+                + "(leader, follower or learner) and its health as the member answers, and its etcd data volume (the disk "
+                + "file and whether this boot mounted it); then each node's re-attestation "
                 + "state (attested, unreachable or revoked) as a control plane's join service reports it.")
 public final class StatusCommand implements Callable<Integer> {
     static final int NO_CLUSTER = 3;
@@ -53,6 +54,7 @@ public final class StatusCommand implements Callable<Integer> {
             out.printf("  verify:    %s%n", r.verify());
             if (r.role().equals(NodeRole.CONTROL_PLANE.label())) {
                 out.printf("  etcd:      %s%n", r.etcd());
+                out.printf("  volume:    %s%n", r.volume());
                 healthy &= r.etcd().endsWith(", healthy");
             }
             healthy &= r.qemuAlive() && r.swtpmAlive() && r.verify().startsWith("PCR ");

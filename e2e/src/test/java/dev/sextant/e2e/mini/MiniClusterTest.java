@@ -87,6 +87,7 @@ class MiniClusterTest {
     private static final List<String> CONTROL_PLANES = List.of(CP, CP1, CP2);
     private static final String WORKER = "worker-0";
     private static final Pattern ETCD_LINE = Pattern.compile("(?m)^  etcd:\\s+(.*)$");
+    private static final Pattern VOLUME_LINE = Pattern.compile("(?m)^  volume:\\s+(.*)$");
     /** Four nodes, each power-off to verified on the new image, plus a rollback: under TCG several minutes each. */
     private static final Duration UPGRADE_TIMEOUT = Duration.ofMinutes(45);
     private static final Duration BUILD_TIMEOUT = Duration.ofMinutes(20);
@@ -210,7 +211,12 @@ class MiniClusterTest {
                 + " and worker-0 joined");
         Run status = sextant("status", SHORT, "mini", "status", "--dir", dir.toString());
         assertEquals(0, status.exit, "mini status after up; see " + status.log + ":\n" + status.output);
-        assertEquals(3, etcdLines(status).size(), "mini status shows no etcd line per control plane:\n" + status.output);
+        assertEquals(3, fieldLines(status, ETCD_LINE).size(), "mini status shows no etcd line per control plane:\n"
+                + status.output);
+        List<String> volumes = fieldLines(status, VOLUME_LINE);
+        assertTrue(volumes.size() == 3 && volumes.stream().allMatch(v -> v.contains("etcd-volume.raw: member m")
+                && v.contains(" mounted on ")), "mini status does not show each control plane's volume mounted:\n"
+                + status.output);
         passed();
     }
 
@@ -559,11 +565,12 @@ class MiniClusterTest {
         return up;
     }
 
-    private static List<String> etcdLines(Run status) {
+    /** The values of one field ({@code etcd:}, {@code volume:}) of mini status, one per node that has it. */
+    private static List<String> fieldLines(Run status, Pattern field) {
         List<String> lines = new ArrayList<>();
-        Matcher etcd = ETCD_LINE.matcher(status.output);
-        while (etcd.find()) {
-            lines.add(etcd.group(1));
+        Matcher line = field.matcher(status.output);
+        while (line.find()) {
+            lines.add(line.group(1));
         }
         return lines;
     }

@@ -6,6 +6,7 @@ import dev.sextant.localcluster.mini.boot.BootedNodes;
 import dev.sextant.localcluster.mini.boot.NodeWaits;
 import dev.sextant.localcluster.mini.files.MiniLayout;
 import dev.sextant.localcluster.mini.files.MiniState;
+import dev.sextant.localcluster.mini.files.NodeLaunch;
 import dev.sextant.localcluster.mini.node.EtcdMemberState;
 import dev.sextant.localcluster.mini.node.NodeRole;
 import dev.sextant.localcluster.mini.node.NodeStatusLine;
@@ -27,11 +28,12 @@ import java.util.Optional;
 /**
  * {@code sextant mini status}: per node its processes, ports, last status line and a fresh aTLS
  * verification; per control plane its etcd member as the member answers (leader, follower or learner,
- * and its health).
+ * and its health) and its etcd data volume.
  */
 final class MiniStatus {
     private static final Duration STATUS_VERIFY_TIMEOUT = Duration.ofSeconds(60);
     private static final Duration POLL = Duration.ofSeconds(2);
+    private static final String VOLUME_LINE = "Data volume:";
 
     private final MiniLayout layout;
 
@@ -65,7 +67,7 @@ final class MiniStatus {
                 verify = verify(attestation.get(), node);
             }
             reports.add(new NodeReport(node.name(), node.role().label(), qemu, swtpm,
-                    BootedNodes.forwards(node.ports()), last, verify, etcd(etcd, node, qemu)));
+                    BootedNodes.forwards(node.ports()), last, verify, etcd(etcd, node, qemu), volume(node, lines)));
         }
         return Optional.of(reports);
     }
@@ -79,6 +81,24 @@ final class MiniStatus {
         }
         return etcd.map(client -> client.member(node.role(), node.ports()).describe())
                 .orElse("not asked (no master secret: the cluster was never initialized)");
+    }
+
+    /**
+     * The disk file the launch file attaches and the last thing this boot's console says of its data volume
+     * (housekeeping's "Data volume: ..." lines: mounted, or why it waits); QEMU writes the console anew at each boot.
+     */
+    private String volume(MiniState.Node node, List<String> console) throws IOException {
+        if (node.role() != NodeRole.CONTROL_PLANE) {
+            return "-";
+        }
+        Optional<Path> disk = NodeLaunch.read(layout.launch(node.name())).disks().etcdVolume();
+        if (disk.isEmpty()) {
+            return "none attached (its launch file predates etcd volumes: etcd data stays on the state disk)";
+        }
+        String said = console.stream().filter(l -> l.contains(VOLUME_LINE)).reduce((a, b) -> b)
+                .map(l -> l.substring(l.indexOf(VOLUME_LINE) + VOLUME_LINE.length()).strip())
+                .orElse("nothing said of it yet this boot");
+        return disk.get() + ": " + said;
     }
 
     /**
