@@ -35,6 +35,7 @@ import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.security.cert.X509Certificate;
 import java.util.HexFormat;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
@@ -70,20 +71,20 @@ public final class SwtpmNode implements AutoCloseable {
 
     /** A provisioned swtpm whose PCR 15 carries {@code clusterId}'s mark, as a member's does after its node lock. */
     public static SwtpmNode member(byte[] clusterId) throws Exception {
-        Swtpm tpm = Swtpm.provisioned();
-        try {
-            tpm.client().pcr().event(ClusterEvidence.CLUSTER_ID_PCR, clusterId);
-            return new SwtpmNode(tpm);
-        } catch (Exception e) {
-            tpm.close();
-            throw e;
-        }
+        return start(Optional.of(clusterId));
     }
 
     /** A member's swtpm after a reboot, before its rejoin and node lock: PCR 15 still zero. */
     public static SwtpmNode rebooting() throws Exception {
+        return start(Optional.empty());
+    }
+
+    private static SwtpmNode start(Optional<byte[]> lockedTo) throws Exception {
         Swtpm tpm = Swtpm.provisioned();
         try {
+            if (lockedTo.isPresent()) {
+                tpm.client().pcr().event(ClusterEvidence.CLUSTER_ID_PCR, lockedTo.get());
+            }
             return new SwtpmNode(tpm);
         } catch (Exception e) {
             tpm.close();
