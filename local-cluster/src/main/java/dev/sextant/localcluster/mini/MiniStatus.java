@@ -7,6 +7,7 @@ import dev.sextant.localcluster.mini.boot.NodeWaits;
 import dev.sextant.localcluster.mini.files.MiniLayout;
 import dev.sextant.localcluster.mini.files.MiniState;
 import dev.sextant.localcluster.mini.files.NodeLaunch;
+import dev.sextant.localcluster.mini.node.DataVolumeLine;
 import dev.sextant.localcluster.mini.node.EtcdMemberState;
 import dev.sextant.localcluster.mini.node.NodeRole;
 import dev.sextant.localcluster.mini.node.NodeStatusLine;
@@ -33,7 +34,6 @@ import java.util.Optional;
 final class MiniStatus {
     private static final Duration STATUS_VERIFY_TIMEOUT = Duration.ofSeconds(60);
     private static final Duration POLL = Duration.ofSeconds(2);
-    private static final String VOLUME_LINE = "Data volume:";
 
     private final MiniLayout layout;
 
@@ -84,8 +84,8 @@ final class MiniStatus {
     }
 
     /**
-     * The disk file the launch file attaches and the last thing this boot's console says of its data volume
-     * (housekeeping's "Data volume: ..." lines: mounted, or why it waits); QEMU writes the console anew at each boot.
+     * The disk file the launch file attaches and the last thing this boot's console says of it (QEMU writes the
+     * console anew at each boot).
      */
     private String volume(MiniState.Node node, List<String> console) throws IOException {
         if (node.role() != NodeRole.CONTROL_PLANE) {
@@ -95,9 +95,7 @@ final class MiniStatus {
         if (disk.isEmpty()) {
             return "none attached (its launch file predates etcd volumes: etcd data stays on the state disk)";
         }
-        String said = console.stream().filter(l -> l.contains(VOLUME_LINE)).reduce((a, b) -> b)
-                .map(l -> l.substring(l.indexOf(VOLUME_LINE) + VOLUME_LINE.length()).strip())
-                .orElse("nothing said of it yet this boot");
+        String said = DataVolumeLine.last(console).orElse("nothing said of it yet this boot");
         return disk.get() + ": " + said;
     }
 
