@@ -2,9 +2,6 @@ package dev.sextant.housekeeping.attacks;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import ch.qos.logback.classic.Logger;
-import ch.qos.logback.classic.spi.ILoggingEvent;
-import ch.qos.logback.core.AppenderBase;
 import dev.sextant.attestation.testkit.FreePorts;
 import dev.sextant.housekeeping.discovery.EndpointRecord;
 import dev.sextant.housekeeping.discovery.GossipNode;
@@ -19,12 +16,10 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
-import org.slf4j.LoggerFactory;
 
 /**
  * Attacks with short-lived identities in discovery (docs/re-attestation.md, "Short-lived identities"):
@@ -39,21 +34,15 @@ class ExpiredCertificateAttacksTest {
 
     private final TestMembers cluster = TestMembers.random();
     private final byte[] groupKey = new byte[32];
-    private final List<String> victimRefusals = new CopyOnWriteArrayList<>();
-    private final AppenderBase<ILoggingEvent> victimLog = new AppenderBase<>() {
-        @Override
-        protected void append(ILoggingEvent event) {
-            if (event.getThreadName().endsWith(",cp-0") && event.getFormattedMessage().contains("ignored an announcement")) {
-                victimRefusals.add(event.getFormattedMessage());
-            }
-        }
-    };
+    private RefusedAnnouncements victimRefused;
     private GossipNode victim;
     private GossipNode old;
 
     @AfterEach
     void stop() {
-        ((Logger) LoggerFactory.getLogger(GossipNode.class)).detachAppender(victimLog);
+        if (victimRefused != null) {
+            victimRefused.close();
+        }
         if (old != null) {
             old.close();
         }
@@ -66,8 +55,7 @@ class ExpiredCertificateAttacksTest {
     @DisplayName("an old member certificate after expiry: the records it signed leave the victim's table at its end, and the member's later announcements under it (a newer version, a new name) are refused: not valid now")
     void oldCertificateAfterExpiry() throws Exception {
         new SecureRandom().nextBytes(groupKey);
-        victimLog.start();
-        ((Logger) LoggerFactory.getLogger(GossipNode.class)).addAppender(victimLog);
+        victimRefused = RefusedAnnouncements.by("cp-0");
         int[] ports = FreePorts.loopback(2);
         List<InetSocketAddress> seeds = List.of(new InetSocketAddress(InetAddress.getLoopbackAddress(), ports[0]));
         victim = GossipNode.start(new GossipNode.Config("cp-0", InetAddress.getLoopbackAddress(), ports[0], seeds, DOMAIN,
@@ -88,8 +76,8 @@ class ExpiredCertificateAttacksTest {
                 "w0's records outlived its certificate: " + names());
         old.publish(Set.of(new EndpointRecord("w0.kubelet." + DOMAIN, LOOPBACK, 10250),
                 new EndpointRecord("w0.web." + DOMAIN, LOOPBACK, 443)));
-        assertTrue(await(Duration.ofSeconds(10), () -> victimRefusals.stream().anyMatch(m -> m.contains("member certificate of w0 is valid only from"))),
-                "the victim did not refuse w0's announcement for its expired certificate: " + victimRefusals);
+        assertTrue(await(Duration.ofSeconds(10), () -> victimRefused.reasons().stream().anyMatch(m -> m.contains("member certificate of w0 is valid only from"))),
+                "the victim did not refuse w0's announcement for its expired certificate: " + victimRefused.reasons());
         assertTrue(names().stream().noneMatch(n -> n.startsWith("w0.")), "the victim took w0's announcement after expiry: " + names());
     }
 

@@ -4,9 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import ch.qos.logback.classic.Logger;
-import ch.qos.logback.classic.spi.ILoggingEvent;
-import ch.qos.logback.core.AppenderBase;
 import dev.sextant.attestation.testkit.FreePorts;
 import dev.sextant.housekeeping.discovery.EndpointRecord;
 import dev.sextant.housekeeping.discovery.GossipNode;
@@ -35,7 +32,6 @@ import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
-import org.slf4j.LoggerFactory;
 
 /**
  * Attacks on the revocation list in endpoint discovery, by a member that holds the group key (a
@@ -66,15 +62,7 @@ class RevocationAttacksTest {
     private final MemberCredentials peerCredentials = cluster.controlPlane("cp-1");
     private final EndpointRecord peerRecord = new EndpointRecord("etcd-cp-1." + DOMAIN, PEER_IP, 2379);
     private final List<SortedSet<EndpointRecord>> victimSaw = new CopyOnWriteArrayList<>();
-    private final List<String> victimRefusals = new CopyOnWriteArrayList<>();
-    private final AppenderBase<ILoggingEvent> victimLog = new AppenderBase<>() {
-        @Override
-        protected void append(ILoggingEvent event) {
-            if (event.getThreadName().endsWith(",cp-0") && event.getFormattedMessage().contains("ignored an announcement")) {
-                victimRefusals.add(event.getFormattedMessage());
-            }
-        }
-    };
+    private RefusedAnnouncements victimRefused;
     private GossipNode victim;
     private GossipNode peer;
     private GroupIntruder intruder;
@@ -86,8 +74,7 @@ class RevocationAttacksTest {
 
     @BeforeAll
     void startGroup(@TempDir Path dir) throws Exception {
-        victimLog.start();
-        gossipLogger().addAppender(victimLog);
+        victimRefused = RefusedAnnouncements.by("cp-0");
         new SecureRandom().nextBytes(groupKey);
         hosts = dir.resolve("hosts");
         Files.writeString(hosts, "127.0.0.1 localhost\n");
@@ -116,8 +103,7 @@ class RevocationAttacksTest {
 
     @AfterAll
     void stop() {
-        gossipLogger().detachAppender(victimLog);
-        for (AutoCloseable c : new AutoCloseable[] {intruder, peer, victim}) {
+        for (AutoCloseable c : new AutoCloseable[] {victimRefused, intruder, peer, victim}) {
             try {
                 if (c != null) {
                     c.close();
@@ -219,10 +205,11 @@ class RevocationAttacksTest {
 
     private Judgement judge(byte[] announcement) throws Exception {
         int saw = victimSaw.size();
-        int refused = victimRefusals.size();
+        List<String> refusals = victimRefused.reasons();
+        int refused = refusals.size();
         intruder.sendAndAwaitJudgement(announcement, "cp-0", JUDGED_WITHIN);
         return new Judgement(List.copyOf(victimSaw.subList(saw, victimSaw.size())),
-                List.copyOf(victimRefusals.subList(refused, victimRefusals.size())));
+                List.copyOf(refusals.subList(refused, refusals.size())));
     }
 
     /** The victim refused {@code announcement} saying {@code reason}, and accepted none of {@code forged}. */
@@ -259,10 +246,6 @@ class RevocationAttacksTest {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-    }
-
-    private static Logger gossipLogger() {
-        return (Logger) LoggerFactory.getLogger(GossipNode.class);
     }
 
     private static GossipNode.Config config(String name, InetAddress bind, int port, List<InetSocketAddress> seeds) {
