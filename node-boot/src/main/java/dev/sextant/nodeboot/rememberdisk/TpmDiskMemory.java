@@ -5,7 +5,6 @@ import dev.sextant.tpm.NvIndices;
 import dev.sextant.tpm.command.NvPublic;
 import dev.sextant.tpm.command.TpmClient;
 import dev.sextant.tpm.command.TpmException;
-import dev.sextant.tpm.command.TpmRc;
 import jakarta.inject.Singleton;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -137,7 +136,7 @@ public final class TpmDiskMemory implements DiskMemory {
 
     /** What one handle holds, checked on its own. */
     private Recall recallAt(int handle, byte[] own) throws TpmException {
-        Optional<NvPublic> defined = readPublic(handle);
+        Optional<NvPublic> defined = tpm.nv().findPublic(handle);
         if (defined.isEmpty()) {
             return new Recall.NothingRecorded(String.format("the TPM holds no record of a state disk (NV index 0x%08x"
                     + " is not defined)", handle));
@@ -215,11 +214,11 @@ public final class TpmDiskMemory implements DiskMemory {
         RememberedDisk first = RememberedDisk.of(diskUuid, clusterId, diskKey, controlPlane, writer);
         RememberedDisk disk = roleKeyDigest.map(first::withJoinServiceRole).orElse(first);
         // A record of an earlier membership at the second handle would disagree with this one: gone first.
-        if (readPublic(NEXT).isPresent()) {
+        if (tpm.nv().findPublic(NEXT).isPresent()) {
             LOG.info("NV index 0x{} held an earlier record: it is removed", Integer.toHexString(NEXT));
             tpm.nv().undefineSpace(NEXT);
         }
-        Optional<NvPublic> existing = readPublic(INDEX);
+        Optional<NvPublic> existing = tpm.nv().findPublic(INDEX);
         if (existing.isPresent() && !(existing.get().nameAlg() == NvPublic.SHA256
                 && (existing.get().attributes() & ~NvPublic.WRITTEN) == ATTRIBUTES
                 && existing.get().dataSize() == RememberedDisk.BYTES
@@ -284,7 +283,7 @@ public final class TpmDiskMemory implements DiskMemory {
                 && r.disk().sameDiskAs(remembered);
         int target = ownSuperseded && predecessorKept ? keep : other(keep);
         if (target != keep) {
-            if (readPublic(target).isPresent()) {
+            if (tpm.nv().findPublic(target).isPresent()) {
                 // The older of two genuine records, the host's index, or an unwritten one: the accepted record stays.
                 tpm.nv().undefineSpace(target);
             }
@@ -357,16 +356,5 @@ public final class TpmDiskMemory implements DiskMemory {
     /** This image's writer digest: its PCRs 4, 9, 11, 12, 13 now, PCR 15 as before any lock. */
     private byte[] ownWriter() throws TpmException {
         return WritePolicy.writerBeforeLock(tpm.pcr().read(TpmAlg.SHA256, WritePolicy.PCRS));
-    }
-
-    private Optional<NvPublic> readPublic(int handle) throws TpmException {
-        try {
-            return Optional.of(tpm.nv().readPublic(handle));
-        } catch (TpmException e) {
-            if (e.is(TpmRc.HANDLE)) {
-                return Optional.empty();
-            }
-            throw e;
-        }
     }
 }

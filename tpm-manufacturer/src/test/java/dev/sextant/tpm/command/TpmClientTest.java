@@ -13,6 +13,7 @@ import org.junit.jupiter.params.provider.EnumSource;
 
 import java.security.MessageDigest;
 import java.util.Arrays;
+import java.util.Optional;
 import java.util.SortedMap;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -136,7 +137,7 @@ class TpmClientTest {
     }
 
     @Test
-    @DisplayName("NV_DefineSpace, NV_Write and NV_Read round-trip data larger than one chunk")
+    @DisplayName("NV_DefineSpace, NV_Write and NV_Read round-trip data larger than one chunk; findPublic finds the index only while it is defined")
     void nvRoundTrip() throws Exception {
         int index = 0x01500001;
         byte[] data = tpm.getRandom(2000);
@@ -147,6 +148,7 @@ class TpmClientTest {
             assertEquals(index, pub.index());
             assertEquals(2000, pub.dataSize());
             assertTrue(pub.written());
+            assertArrayEquals(pub.name(), tpm.nv().findPublic(index).orElseThrow().name());
             assertArrayEquals(data, tpm.nv().read(index));
             TpmException again = assertThrows(TpmException.class, () -> tpm.nv().defineSpace(index, 0x02060006, 8));
             assertEquals("TPM2_NV_DefineSpace failed: TPM_RC_NV_DEFINED (0x14c)", again.getMessage());
@@ -155,6 +157,7 @@ class TpmClientTest {
         }
         TpmException gone = assertThrows(TpmException.class, () -> tpm.nv().readPublic(index));
         assertTrue(gone.is(TpmRc.HANDLE), gone.getMessage());
+        assertEquals(Optional.empty(), tpm.nv().findPublic(index), "an index that is not defined is not found");
     }
 
     @Test

@@ -2,6 +2,7 @@ package dev.sextant.tpm.command;
 
 import java.io.ByteArrayOutputStream;
 import java.util.Arrays;
+import java.util.Optional;
 
 /**
  * NV commands of a {@link TpmClient}. Reads and writes are authorized by the index itself with
@@ -32,6 +33,18 @@ public final class NvCommands {
             byte[] name = r.sized(66, "nvName");
             return new NvPublic(nvIndex, nameAlg, attributes, policy, dataSize, name);
         });
+    }
+
+    /** {@link #readPublic} of an index that may not be defined: empty on TPM_RC_HANDLE, any other failure thrown. */
+    public Optional<NvPublic> findPublic(int index) throws TpmException {
+        try {
+            return Optional.of(readPublic(index));
+        } catch (TpmException e) {
+            if (e.is(TpmRc.HANDLE)) {
+                return Optional.empty();
+            }
+            throw e;
+        }
     }
 
     /** The whole content of an index, in chunks of TPM2_NV_Read (Part 3, §31.13). */
