@@ -165,7 +165,9 @@ start_fresh_machine_check
 
 # Unit, real-peer, API-double and loopback-cluster tests (ClusterLoopbackTest runs here, once).
 # --fail-at-end: a failing module does not hide the results of the modules that do not depend on it.
-run_test_stage "build and module tests" 2100 "--exclude-tags boot,containers" mvn -B -ntp --fail-at-end install
+# Two test JVMs per module, its classes shared out between them: the module tests mostly wait (etcd elections,
+# JGroups timeouts, swtpm, process starts), so one JVM leaves most of the two cores idle (docs/benchmarks.md).
+run_test_stage "build and module tests" 2100 "--exclude-tags boot,containers" mvn -B -ntp --fail-at-end -DforkCount=2 install
 
 # The JRE base (Debian minbase + openjdk-17-jre-headless as a docker-archive tar, cached under out/),
 # then Jib → local docker-registry → docker pull/run of the KMS and join service images (~1 min).
