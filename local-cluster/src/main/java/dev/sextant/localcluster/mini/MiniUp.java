@@ -16,6 +16,7 @@ import dev.sextant.localcluster.mini.files.PreviousCluster;
 import dev.sextant.localcluster.mini.files.PrivateFiles;
 import dev.sextant.localcluster.mini.node.EtcdMemberState;
 import dev.sextant.localcluster.mini.node.NodeRole;
+import dev.sextant.localcluster.mini.files.NodeLaunch;
 import dev.sextant.localcluster.mini.node.NodeSettings;
 import dev.sextant.localcluster.mini.node.NodeStatusLine;
 import dev.sextant.localcluster.mini.node.PortPlan;
@@ -36,6 +37,7 @@ import dev.sextant.operatorfiles.ClusterRecordFile;
 import dev.sextant.tpmmanufacturer.swtpm.LocalCa;
 import java.io.IOException;
 import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HexFormat;
@@ -99,6 +101,7 @@ final class MiniUp {
             boot(booted, plan, configs, NodeRole.WORKER);
             InitResult initialized = new ControlPlaneInit(layout, progress).run(init, initNode, INIT_NODE,
                     options.controlPlanes());
+            tellInitNodeOfJoinServices(plan);
             boot(booted, plan, configs, NodeRole.CONTROL_PLANE);
             MeasurementSet cluster = recordCluster(booted, imageMeasurements, initialized);
             Map<String, NodeStatusLine> statuses = awaitBootstrapped(booted, plan);
@@ -222,6 +225,23 @@ final class MiniUp {
                 booted.boot(name, role, config.getValue());
             }
         }
+    }
+
+    /**
+     * From its next boot on, the init node is told where the control planes' join services are, like
+     * the control planes that join it: powered on while a quorum of the others runs, it rejoins through
+     * one of them with no operator. Its first boot had to name none (a node told of join services
+     * joins instead of waiting for init). The list decides nothing the node trusts: it takes a ticket
+     * only from a join service that proves this cluster's image and PCR 15.
+     */
+    private void tellInitNodeOfJoinServices(Plan plan) throws IOException {
+        if (plan.controlPlanes().size() < 2) {
+            return;
+        }
+        Path launch = layout.launch(INIT_NODE);
+        NodeLaunch.read(launch).withSetting(NodeSettings.JOIN_ENDPOINTS, plan.ports().joinEndpoints()).write(launch);
+        progress.accept(INIT_NODE + ": told of the join services at " + plan.ports().joinEndpoints()
+                + " for its next boots");
     }
 
     /** The cluster ID into mini.json; the measurements a node of this cluster must show, signed. */

@@ -53,6 +53,13 @@ public record NodeLaunch(String image, String tpmState, String stateDisk, int me
                 etcdVolume);
     }
 
+    /** The same launch with one setting added or replaced: what the node is told from its next boot on. */
+    public NodeLaunch withSetting(String key, String value) {
+        Map<String, String> changed = new LinkedHashMap<>(settings);
+        changed.put(key, value);
+        return new NodeLaunch(image, tpmState, stateDisk, memoryMiB, accel, guestPorts, hostPorts, changed, etcdVolume);
+    }
+
     /** The node's configuration again, its processes outliving the command like every mini node's. */
     public NodeConfig config(HostTools tools, Path workDir) {
         return disks().attachTo(NodeConfig.of(tools, Path.of(image), workDir, guestPorts).withTpmState(Path.of(tpmState))

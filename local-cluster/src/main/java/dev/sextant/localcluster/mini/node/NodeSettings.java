@@ -10,7 +10,8 @@ import java.util.Map;
  * The settings a mini node boots with (QEMU passes them as SMBIOS type 11 strings, so they stay
  * off the measured kernel command line and PCR 12 stays zero): its name and the mini EK CA (public),
  * so a node verifies the join service's TPM as the operator does; on the first control plane the
- * init secret's salted hash; on every other node where the control planes' join services are; on
+ * init secret's salted hash; on every other node, and on the first from its second boot on, where the control
+ * planes' join services are; on
  * every control plane where its etcd member is reached and the zone of the data volume it claims for
  * etcd's data ({@link EtcdVolumeTag}), and on those that join, that they join as one.
  */
@@ -40,7 +41,10 @@ public final class NodeSettings {
     private NodeSettings() {
     }
 
-    /** The control plane the operator initializes; it joins nothing, so it is told of no join service. */
+    /**
+     * The control plane the operator initializes: it joins nothing, so its first boot is told of no join service
+     * (mini up adds them to its launch file for its later boots, once the others exist).
+     */
     public static Map<String, String> initNode(String name, byte[] initSecret, byte[] salt, String ekCaPem, PortPlan ports) {
         Map<String, String> settings = new LinkedHashMap<>();
         settings.put(NODE_NAME, name);

@@ -45,6 +45,22 @@ class NodeLaunchTest {
     }
 
     @Test
+    @DisplayName("a setting added for the next boots keeps every other setting and everything else the node boots with")
+    void settingAdded() throws Exception {
+        NodeConfig first = NodeConfig.of(tools, Path.of("/m/image.raw"), dir, NodeRole.CONTROL_PLANE.guestPorts())
+                .withTpmState(Path.of("/m/control-plane-0/tpm/state")).withHostPorts(Map.of(9090, 40002))
+                .withStateDisk(Path.of("/m/control-plane-0/state-disk.raw"))
+                .withSettings(Map.of("sextant.node-name", "control-plane-0")).withLifetime(Lifetime.DETACHED);
+        Path file = dir.resolve("launch.json");
+        NodeLaunch.of(first).withSetting("sextant.join-endpoints", "10.0.2.2:40002,10.0.2.2:40102").write(file);
+
+        NodeConfig next = NodeLaunch.read(file).config(tools, dir);
+        assertEquals(Map.of("sextant.node-name", "control-plane-0", "sextant.join-endpoints",
+                "10.0.2.2:40002,10.0.2.2:40102"), next.settings());
+        assertEquals(first.withSettings(next.settings()), next);
+    }
+
+    @Test
     @DisplayName("a missing launch file says the node cannot be booted the same way, and how to start afresh")
     void missing() {
         var e = assertThrows(IOException.class, () -> NodeLaunch.read(dir.resolve("launch.json")));
