@@ -25,6 +25,10 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 
 /**
  * {@code sextant mini status}: per node its processes, ports, last status line and a fresh aTLS
@@ -51,25 +55,42 @@ final class MiniStatus {
         Optional<NodeAttestation> attestation = policy(state);
         Optional<ClusterEtcd> etcd = Files.isRegularFile(layout.masterSecret())
                 ? Optional.of(ClusterEtcd.client(layout)) : Optional.empty();
-        List<NodeReport> reports = new ArrayList<>();
-        for (MiniState.Node node : state.nodes()) {
-            boolean qemu = node.qemu() != null && node.qemu().alive();
-            boolean swtpm = node.swtpm() != null && node.swtpm().alive();
-            List<String> lines = new ConsoleLog(Path.of(node.consoleLog())).lines();
-            String last = NodeStatusLine.last(lines).map(NodeStatusLine::line)
-                    .orElse("no status line yet; last line: " + NodeWaits.lastLine(lines, 100));
-            String verify;
-            if (!qemu) {
-                verify = "not running (powered off: 'sextant mini reboot " + node.name() + "' powers it on)";
-            } else if (attestation.isEmpty()) {
-                verify = "not checked (no measurements in " + layout.dir() + ")";
-            } else {
-                verify = verify(attestation.get(), node);
+        // Every node at once: each report waits mostly on its node (a TPM quote, an etcd status) under TCG.
+        ExecutorService lookers = Executors.newFixedThreadPool(Math.max(1, state.nodes().size()));
+        try {
+            List<Future<NodeReport>> reports = new ArrayList<>();
+            for (MiniState.Node node : state.nodes()) {
+                reports.add(lookers.submit(() -> report(node, attestation, etcd)));
             }
-            reports.add(new NodeReport(node.name(), node.role().label(), qemu, swtpm,
-                    BootedNodes.forwards(node.ports()), last, verify, etcd(etcd, node, qemu), volume(node, lines)));
+            List<NodeReport> done = new ArrayList<>();
+            for (Future<NodeReport> report : reports) {
+                done.add(report.get());
+            }
+            return Optional.of(done);
+        } catch (ExecutionException e) {
+            throw e.getCause() instanceof Exception cause ? cause : e;
+        } finally {
+            lookers.shutdownNow();
         }
-        return Optional.of(reports);
+    }
+
+    private NodeReport report(MiniState.Node node, Optional<NodeAttestation> attestation, Optional<ClusterEtcd> etcd)
+            throws IOException {
+        boolean qemu = node.qemu() != null && node.qemu().alive();
+        boolean swtpm = node.swtpm() != null && node.swtpm().alive();
+        List<String> lines = new ConsoleLog(Path.of(node.consoleLog())).lines();
+        String last = NodeStatusLine.last(lines).map(NodeStatusLine::line)
+                .orElse("no status line yet; last line: " + NodeWaits.lastLine(lines, 100));
+        String verify;
+        if (!qemu) {
+            verify = "not running (powered off: 'sextant mini reboot " + node.name() + "' powers it on)";
+        } else if (attestation.isEmpty()) {
+            verify = "not checked (no measurements in " + layout.dir() + ")";
+        } else {
+            verify = verify(attestation.get(), node);
+        }
+        return new NodeReport(node.name(), node.role().label(), qemu, swtpm, BootedNodes.forwards(node.ports()), last,
+                verify, etcd(etcd, node, qemu), volume(node, lines));
     }
 
     private static String etcd(Optional<ClusterEtcd> etcd, MiniState.Node node, boolean running) {
