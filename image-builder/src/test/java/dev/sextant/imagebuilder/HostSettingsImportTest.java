@@ -111,6 +111,13 @@ class HostSettingsImportTest {
     }
 
     @Test
+    @DisplayName("writes the etcd member's heartbeat, in milliseconds, to bootstrapper.env")
+    void etcdHeartbeatBecomesEnvironment() throws Exception {
+        Run run = run(List.of("dev.sextant.setting:sextant.etcd-heartbeat-ms=500"));
+        assertEquals("SEXTANT_ETCD_HEARTBEAT=500ms\n", run.setting("bootstrapper.env"));
+    }
+
+    @Test
     @DisplayName("takes a DNS name as the advertised etcd host")
     void advertisedDnsName() throws Exception {
         Run run = run(List.of("dev.sextant.setting:sextant.etcd-advertise=etcd-control-plane-1.internal.sextant:2380:2379"));
@@ -120,7 +127,7 @@ class HostSettingsImportTest {
     }
 
     @Test
-    @DisplayName("ignores every control-plane, etcd, verify-advertise or data-volume zone value that is not exactly of its form, so no host line reaches the environment")
+    @DisplayName("ignores every control-plane, etcd, verify-advertise, data-volume zone or etcd heartbeat value that is not exactly of its form, so no host line reaches the environment")
     void refusesMalformedEnvironmentValues() throws Exception {
         List<String> bad = List.of("sextant.control-plane=yes", "sextant.control-plane=true ", "sextant.control-plane=",
                 "sextant.etcd-advertise=10.0.2.2:40001", "sextant.etcd-advertise=10.0.2.2:40001:40002:1",
@@ -134,7 +141,10 @@ class HostSettingsImportTest {
                 "sextant.data-volume-zone=", "sextant.data-volume-zone=Z1", "sextant.data-volume-zone=z1 ",
                 "sextant.data-volume-zone=-z1", "sextant.data-volume-zone=z1-", "sextant.data-volume-zone=z:1",
                 "sextant.data-volume-zone=z1;SEXTANT_X=1", "sextant.data-volume-zone=z$(id)",
-                "sextant.data-volume-zone=../z", "sextant.data-volume-zone=" + "z".repeat(33));
+                "sextant.data-volume-zone=../z", "sextant.data-volume-zone=" + "z".repeat(33),
+                "sextant.etcd-heartbeat-ms=", "sextant.etcd-heartbeat-ms=0", "sextant.etcd-heartbeat-ms=0500",
+                "sextant.etcd-heartbeat-ms=5001", "sextant.etcd-heartbeat-ms=99999", "sextant.etcd-heartbeat-ms=500ms",
+                "sextant.etcd-heartbeat-ms=-1", "sextant.etcd-heartbeat-ms=500;SEXTANT_X=1", "sextant.etcd-heartbeat-ms=$(id)");
         for (String setting : bad) {
             Path before = dir;
             dir = Files.createTempDirectory(before, "case");

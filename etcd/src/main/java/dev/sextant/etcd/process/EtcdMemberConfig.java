@@ -3,6 +3,7 @@ package dev.sextant.etcd.process;
 import dev.sextant.etcd.pki.EtcdTlsFiles;
 import java.net.URI;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -34,11 +35,21 @@ import java.util.stream.Collectors;
  * @param listenClientUrl {@code https://IP:PORT} it binds for clients (etcd binds IP addresses only, and refuses a
  *                       host name here): the client URL itself in the shorter constructor and the factories
  * @param listenPeerUrl  {@code https://IP:PORT} it binds for other members: the peer URL itself there
+ * @param heartbeat      how often the leader tells the followers it is there; a follower calls an election after
+ *                       {@link #ELECTION_PER_HEARTBEAT} of them unheard (etcd's own defaults: 100 ms and 1 s). Every
+ *                       member of a cluster should run with the same value.
  */
 public record EtcdMemberConfig(String name, Path dataDir, String clientUrl, String peerUrl, Map<String, String> initialCluster,
                                ClusterState state, String clusterToken, EtcdTlsFiles clientTls, EtcdTlsFiles peerTls,
-                               String listenClientUrl, String listenPeerUrl) {
+                               String listenClientUrl, String listenPeerUrl, Duration heartbeat) {
     public enum ClusterState { NEW, EXISTING }
+
+    /** etcd's default heartbeat interval. */
+    public static final Duration DEFAULT_HEARTBEAT = Duration.ofMillis(100);
+    /** etcd's tuning guide: an election timeout of about ten heartbeats (its defaults keep that ratio). */
+    public static final int ELECTION_PER_HEARTBEAT = 10;
+    /** etcd refuses an election timeout above 50 s. */
+    private static final Duration MAX_HEARTBEAT = Duration.ofSeconds(5);
 
     public EtcdMemberConfig {
         requireName(name);
@@ -60,12 +71,31 @@ public record EtcdMemberConfig(String name, Path dataDir, String clientUrl, Stri
         requireName(clusterToken);
         Objects.requireNonNull(clientTls, "clientTls");
         Objects.requireNonNull(peerTls, "peerTls");
+        Objects.requireNonNull(heartbeat, "heartbeat");
+        if (heartbeat.toMillis() < 1 || heartbeat.compareTo(MAX_HEARTBEAT) > 0) {
+            throw new IllegalArgumentException("the etcd heartbeat is 1 ms to " + MAX_HEARTBEAT.toSeconds()
+                    + " s (its election timeout, " + ELECTION_PER_HEARTBEAT + " times it, at most 50 s), got " + heartbeat);
+        }
+    }
+
+    /** With etcd's default heartbeat. */
+    public EtcdMemberConfig(String name, Path dataDir, String clientUrl, String peerUrl, Map<String, String> initialCluster,
+                            ClusterState state, String clusterToken, EtcdTlsFiles clientTls, EtcdTlsFiles peerTls,
+                            String listenClientUrl, String listenPeerUrl) {
+        this(name, dataDir, clientUrl, peerUrl, initialCluster, state, clusterToken, clientTls, peerTls, listenClientUrl,
+                listenPeerUrl, DEFAULT_HEARTBEAT);
     }
 
     /** A member that listens where it is reached: each URL both bound and advertised (IP addresses then). */
     public EtcdMemberConfig(String name, Path dataDir, String clientUrl, String peerUrl, Map<String, String> initialCluster,
                             ClusterState state, String clusterToken, EtcdTlsFiles clientTls, EtcdTlsFiles peerTls) {
         this(name, dataDir, clientUrl, peerUrl, initialCluster, state, clusterToken, clientTls, peerTls, clientUrl, peerUrl);
+    }
+
+    /** The same member with another heartbeat (and so election timeout). */
+    public EtcdMemberConfig withHeartbeat(Duration other) {
+        return new EtcdMemberConfig(name, dataDir, clientUrl, peerUrl, initialCluster, state, clusterToken, clientTls, peerTls,
+                listenClientUrl, listenPeerUrl, other);
     }
 
     /** The first member of a new cluster: it alone in the initial cluster. */
@@ -114,6 +144,8 @@ public record EtcdMemberConfig(String name, Path dataDir, String clientUrl, Stri
         args.add("--auto-tls=false");
         args.add("--peer-auto-tls=false");
         args.add("--strict-reconfig-check=true");
+        args.add("--heartbeat-interval=" + heartbeat.toMillis());
+        args.add("--election-timeout=" + heartbeat.toMillis() * ELECTION_PER_HEARTBEAT);
         args.add("--logger=zap");
         args.add("--log-outputs=stderr");
         return List.copyOf(args);

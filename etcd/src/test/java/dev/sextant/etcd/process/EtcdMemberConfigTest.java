@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.sextant.etcd.pki.EtcdTlsFiles;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.DisplayName;
@@ -44,9 +45,24 @@ class EtcdMemberConfigTest {
                 "--auto-tls=false",
                 "--peer-auto-tls=false",
                 "--strict-reconfig-check=true",
+                "--heartbeat-interval=100",
+                "--election-timeout=1000",
                 "--logger=zap",
                 "--log-outputs=stderr"), config.arguments());
         assertEquals("10.0.0.2:2379", config.clientEndpoint());
+    }
+
+    @Test
+    @DisplayName("a slower heartbeat (guests on shared emulated cores) keeps the election timeout at ten heartbeats; none beyond etcd's bounds")
+    void heartbeat() {
+        EtcdMemberConfig config = EtcdMemberConfig.first("cp-0", Path.of("/d"), "https://10.0.0.1:2379", "https://10.0.0.1:2380",
+                "c0ffee", CLIENT).withHeartbeat(Duration.ofMillis(500));
+        assertTrue(config.arguments().containsAll(List.of("--heartbeat-interval=500", "--election-timeout=5000")),
+                config.arguments().toString());
+        for (Duration wrong : List.of(Duration.ZERO, Duration.ofNanos(500), Duration.ofMillis(5001), Duration.ofMinutes(1))) {
+            var e = assertThrows(IllegalArgumentException.class, () -> config.withHeartbeat(wrong));
+            assertTrue(e.getMessage().contains("heartbeat is 1 ms to 5 s"), e.getMessage());
+        }
     }
 
     @Test

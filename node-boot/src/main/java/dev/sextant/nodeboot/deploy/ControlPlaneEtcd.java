@@ -197,7 +197,8 @@ public final class ControlPlaneEtcd {
     EtcdMemberConfig memberConfig(EtcdMemberIdentity identity, EtcdTlsFiles member, String token) {
         return new EtcdMemberConfig(identity.memberName(), dataDir(), advertised(identity).clientUrl(), identity.peerUrl(),
                 identity.initialCluster(), identity.initialState(), token, member, member,
-                "https://" + ANY_ADDRESS + ":" + settings.etcdClientPort(), "https://" + ANY_ADDRESS + ":" + settings.etcdPeerPort());
+                "https://" + ANY_ADDRESS + ":" + settings.etcdClientPort(), "https://" + ANY_ADDRESS + ":" + settings.etcdPeerPort(),
+                settings.etcdHeartbeat());
     }
 
     /**

@@ -24,6 +24,9 @@ import java.time.Duration;
  * @param clusterName    the cluster's name in {@code internal.<cluster>}, where the etcd member's name
  *                       {@code etcd-<node>.internal.<cluster>} lives (as endpoint discovery's records do)
  * @param hostsFile      the hosts file that maps that name to this node
+ * @param etcdHeartbeat  the member's heartbeat, its election timeout ten of them (import-settings'
+ *                       sextant.etcd-heartbeat-ms; etcd's 100 ms by default): slower where the members share
+ *                       emulated cores, whose idle heartbeats otherwise take a large share of them
  */
 @ConfigurationProperties("sextant.services")
 public record NodeLocalSettings(
@@ -38,5 +41,6 @@ public record NodeLocalSettings(
         @Bindable(defaultValue = "0") int etcdAdvertisePeerPort,
         @Bindable(defaultValue = "0") int etcdAdvertiseClientPort,
         @Bindable(defaultValue = "sextant") String clusterName,
-        @Bindable(defaultValue = "/etc/hosts") Path hostsFile) {
+        @Bindable(defaultValue = "/etc/hosts") Path hostsFile,
+        @Bindable(defaultValue = "100ms") Duration etcdHeartbeat) {
 }

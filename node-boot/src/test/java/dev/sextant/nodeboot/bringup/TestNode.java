@@ -86,7 +86,7 @@ public final class TestNode implements AutoCloseable {
         this.kmsSocket = new KmsSocketStandIn(run.resolve("sextant/kms/kms.sock"));
         this.nodeLocalSettings = new NodeLocalSettings(dir.resolve("state/sextant/services"),
                 kmsSocket.socket(), services.getLocalPort(), "", Duration.ofSeconds(5), 2379, 2380, "", 0, 0, "sextant",
-                dir.resolve("hosts"));
+                dir.resolve("hosts"), Duration.ofMillis(100));
         var nodeLocal = new NodeLocalServices(nodeLocalSettings, units, etcd);
         var dataVolumes = new DataVolumes(new DataVolumeSettings(false, "", "cp", "", dir, dir, dir, "x", dir,
                 Duration.ofMinutes(1), 8192, 4), (argv, stdin) -> { throw new AssertionError("no data volume"); });

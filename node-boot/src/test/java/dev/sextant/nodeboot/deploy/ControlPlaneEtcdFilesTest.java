@@ -46,7 +46,7 @@ class ControlPlaneEtcdFilesTest {
 
     private NodeLocalSettings settings(String advertiseHost, int advertisePeerPort, int advertiseClientPort) {
         return new NodeLocalSettings(dir.resolve("services"), Path.of("/run/sextant/kms/kms.sock"), 9090, "", Duration.ofSeconds(5), 2379, 2380, advertiseHost,
-                advertisePeerPort, advertiseClientPort, "demo", dir.resolve("hosts"));
+                advertisePeerPort, advertiseClientPort, "demo", dir.resolve("hosts"), Duration.ofMillis(100));
     }
 
     private EtcdTlsFiles prepared() throws Exception {
@@ -180,7 +180,7 @@ class ControlPlaneEtcdFilesTest {
     void unitMatchesTheDeployer() throws Exception {
         Map<String, String> unit = EtcdUnitAsProcess.unit();
         ControlPlaneEtcd image = new ControlPlaneEtcd(new NodeLocalSettings(Path.of(EtcdUnitAsProcess.IMAGE_SERVICES_DIR), Path.of("/run/sextant/kms/kms.sock"), 9090, "",
-                Duration.ofMinutes(5), 2379, 2380, "", 0, 0, "sextant", Path.of("/etc/hosts")));
+                Duration.ofMinutes(5), 2379, 2380, "", 0, 0, "sextant", Path.of("/etc/hosts"), Duration.ofMillis(100)));
         assertEquals(image.environmentFile().toString(), unit.get("EnvironmentFile"));
         assertEquals(image.environmentFile().toString(), unit.get("ConditionPathExists"));
         assertEquals("/usr/bin/etcd $" + ControlPlaneEtcd.ARGS_VARIABLE, unit.get("ExecStart"), "unquoted: split at whitespace");

@@ -93,7 +93,7 @@ class NodeLocalServicesTest {
 
     private NodeLocalSettings settings(int joinPort, Duration readyTimeout) {
         return new NodeLocalSettings(dir.resolve("services"), kms.socket(), joinPort, "device:/dev/tpmrm0", readyTimeout,
-                2379, 2380, "", 0, 0, "sextant", dir.resolve("hosts"));
+                2379, 2380, "", 0, 0, "sextant", dir.resolve("hosts"), Duration.ofMillis(100));
     }
 
     private NodeLocalServices services(CommandRunner runner, int joinPort, Duration readyTimeout, EtcdProbe probe) {

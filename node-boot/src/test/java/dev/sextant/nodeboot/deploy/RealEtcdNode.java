@@ -45,7 +45,7 @@ public final class RealEtcdNode implements AutoCloseable {
         this.join = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
         this.systemd = new EtcdUnitAsProcess(dir.resolve("services"), dir.resolve("etcd.log"));
         this.settings = new NodeLocalSettings(dir.resolve("services"), kms.socket(), join.getLocalPort(), "",
-                Duration.ofSeconds(30), PORTS.next(), PORTS.next(), advertiseHost, 0, 0, CLUSTER, dir.resolve("hosts"));
+                Duration.ofSeconds(30), PORTS.next(), PORTS.next(), advertiseHost, 0, 0, CLUSTER, dir.resolve("hosts"), Duration.ofMillis(100));
         this.services = new NodeLocalServices(settings, systemd, new EtcdStatusProbe());
     }
 

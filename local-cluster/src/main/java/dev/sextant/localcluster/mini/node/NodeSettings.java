@@ -12,8 +12,8 @@ import java.util.Map;
  * so a node verifies the join service's TPM as the operator does; on the first control plane the
  * init secret's salted hash; on every other node, and on the first from its second boot on, where the control
  * planes' join services are; on
- * every control plane where its etcd member is reached and the zone of the data volume it claims for
- * etcd's data ({@link EtcdVolumeTag}), and on those that join, that they join as one.
+ * every control plane where its etcd member is reached, its heartbeat, and the zone of the data volume it claims
+ * for etcd's data ({@link EtcdVolumeTag}), and on those that join, that they join as one.
  */
 public final class NodeSettings {
     public static final String NODE_NAME = "sextant.node-name";
@@ -35,6 +35,14 @@ public final class NodeSettings {
      * presence switches data volumes on (node-boot's {@code SEXTANT_DATA_VOLUME}, {@code SEXTANT_ZONE}).
      */
     public static final String DATA_VOLUME_ZONE = "sextant.data-volume-zone";
+    /** The etcd member's heartbeat in milliseconds (its election timeout is ten of them). */
+    public static final String ETCD_HEARTBEAT_MS = "sextant.etcd-heartbeat-ms";
+    /**
+     * Five times etcd's default: the members share two emulated cores with every other guest, and at 100 ms an
+     * idle three-member cluster's heartbeats took about a quarter of those cores from the node that boots
+     * (docs/benchmarks.md), and were still late.
+     */
+    static final String MINI_ETCD_HEARTBEAT_MS = "500";
     /** QEMU's user network: the guest reaches the host's loopback at this address. */
     public static final String HOST_FROM_GUEST = "10.0.2.2";
 
@@ -53,6 +61,7 @@ public final class NodeSettings {
         settings.put(EK_CA, ekCaPem);
         settings.put(VERIFY_ADVERTISE, ports.verifyAdvertise(name));
         settings.put(DATA_VOLUME_ZONE, EtcdVolumeTag.ZONE);
+        settings.put(ETCD_HEARTBEAT_MS, MINI_ETCD_HEARTBEAT_MS);
         return settings;
     }
 
@@ -66,6 +75,7 @@ public final class NodeSettings {
         settings.put(EK_CA, ekCaPem);
         settings.put(VERIFY_ADVERTISE, ports.verifyAdvertise(name));
         settings.put(DATA_VOLUME_ZONE, EtcdVolumeTag.ZONE);
+        settings.put(ETCD_HEARTBEAT_MS, MINI_ETCD_HEARTBEAT_MS);
         return settings;
     }
 

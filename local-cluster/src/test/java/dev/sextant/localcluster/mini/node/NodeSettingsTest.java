@@ -33,12 +33,14 @@ class NodeSettingsTest {
 
     @Test
     @DisplayName("give the init node its name, the init secret's salted hash (never the secret), its etcd member's"
-            + " forwards, the EK CA and its data volume's zone, and no join service: it joins nothing")
+            + " forwards and heartbeat, the EK CA and its data volume's zone, and no join service: it joins nothing")
     void initNode() throws Exception {
         Map<String, String> settings = NodeSettings.initNode("control-plane-0", secret, salt, EK_CA, ports);
         assertEquals(List.of("sextant.node-name", "sextant.init-secret-hash", "sextant.etcd-advertise", "sextant.ek-ca",
-                "sextant.verify-advertise", "sextant.data-volume-zone"), List.copyOf(settings.keySet()));
+                "sextant.verify-advertise", "sextant.data-volume-zone", "sextant.etcd-heartbeat-ms"),
+                List.copyOf(settings.keySet()));
         assertEquals("z1", settings.get("sextant.data-volume-zone"));
+        assertEquals("500", settings.get("sextant.etcd-heartbeat-ms"));
         assertEquals("10.0.2.2:40000", settings.get("sextant.verify-advertise"));
         assertEquals(EK_CA, settings.get("sextant.ek-ca"));
         assertEquals("control-plane-0", settings.get("sextant.node-name"));
@@ -52,12 +54,13 @@ class NodeSettingsTest {
 
     @Test
     @DisplayName("tell a joining control plane that it is one, every control plane's join service, where its own"
-            + " etcd member is reached, its data volume's zone, and no init secret")
+            + " etcd member is reached and its heartbeat, its data volume's zone, and no init secret")
     void joiningControlPlane() {
         assertEquals(Map.of("sextant.node-name", "control-plane-1", "sextant.control-plane", "true",
                 "sextant.join-endpoints", "10.0.2.2:40002,10.0.2.2:40009,10.0.2.2:40016",
                 "sextant.etcd-advertise", "10.0.2.2:40013:40012", "sextant.ek-ca", EK_CA,
-                "sextant.verify-advertise", "10.0.2.2:40007", "sextant.data-volume-zone", "z1"),
+                "sextant.verify-advertise", "10.0.2.2:40007", "sextant.data-volume-zone", "z1",
+                "sextant.etcd-heartbeat-ms", "500"),
                 NodeSettings.joiningControlPlane("control-plane-1", EK_CA, ports));
     }
 
