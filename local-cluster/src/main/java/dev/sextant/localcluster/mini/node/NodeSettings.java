@@ -10,10 +10,10 @@ import java.util.Map;
  * The settings a mini node boots with (QEMU passes them as SMBIOS type 11 strings, so they stay
  * off the measured kernel command line and PCR 12 stays zero): its name and the mini EK CA (public),
  * so a node verifies the join service's TPM as the operator does; on the first control plane the
- * init secret's salted hash; on every other node, and on the first from its second boot on, where the control
- * planes' join services are; on
- * every control plane where its etcd member is reached, its heartbeat, and the zone of the data volume it claims
- * for etcd's data ({@link EtcdVolumeTag}), and on those that join, that they join as one.
+ * init secret's salted hash; on every other node, and on the first from its second boot on, where the
+ * control planes' join services are; on every control plane where its etcd member is reached, its
+ * heartbeat, and the zone of the data volume it claims for etcd's data ({@link EtcdVolumeTag}), and on
+ * those that join, that they join as one.
  */
 public final class NodeSettings {
     public static final String NODE_NAME = "sextant.node-name";
@@ -38,9 +38,9 @@ public final class NodeSettings {
     /** The etcd member's heartbeat in milliseconds (its election timeout is ten of them). */
     public static final String ETCD_HEARTBEAT_MS = "sextant.etcd-heartbeat-ms";
     /**
-     * Five times etcd's default: the members share two emulated cores with every other guest, and at 100 ms an
-     * idle three-member cluster's heartbeats took about a quarter of those cores from the node that boots
-     * (docs/benchmarks.md), and were still late.
+     * Five times etcd's default: the members share the host's emulated cores with every other guest, and at
+     * the default an idle cluster's heartbeats take a large share of them from the node that boots, and are
+     * still sent late (docs/benchmarks.md).
      */
     static final String MINI_ETCD_HEARTBEAT_MS = "500";
     /** QEMU's user network: the guest reaches the host's loopback at this address. */
