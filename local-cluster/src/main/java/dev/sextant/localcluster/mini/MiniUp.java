@@ -232,7 +232,7 @@ final class MiniUp {
      * the control planes that join it: powered on while a quorum of the others runs, it rejoins through
      * one of them with no operator. Its first boot had to name none (a node told of join services
      * joins instead of waiting for init). The list decides nothing the node trusts: it takes a ticket
-     * only from a join service that proves this cluster's image and PCR 15.
+     * only from a join service that proves this cluster's PCR 15 with an AK of the image's EK CA.
      */
     private void tellInitNodeOfJoinServices(Plan plan) throws IOException {
         if (plan.controlPlanes().size() < 2) {
