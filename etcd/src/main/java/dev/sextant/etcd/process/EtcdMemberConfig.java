@@ -92,12 +92,6 @@ public record EtcdMemberConfig(String name, Path dataDir, String clientUrl, Stri
         this(name, dataDir, clientUrl, peerUrl, initialCluster, state, clusterToken, clientTls, peerTls, clientUrl, peerUrl);
     }
 
-    /** The same member with another heartbeat (and so election timeout). */
-    public EtcdMemberConfig withHeartbeat(Duration other) {
-        return new EtcdMemberConfig(name, dataDir, clientUrl, peerUrl, initialCluster, state, clusterToken, clientTls, peerTls,
-                listenClientUrl, listenPeerUrl, other);
-    }
-
     /** The first member of a new cluster: it alone in the initial cluster. */
     public static EtcdMemberConfig first(String name, Path dataDir, String clientUrl, String peerUrl, String clusterToken,
                                          EtcdTlsFiles tls) {

@@ -55,12 +55,11 @@ class EtcdMemberConfigTest {
     @Test
     @DisplayName("a slower heartbeat (guests on shared emulated cores) keeps the election timeout at ten heartbeats; none beyond etcd's bounds")
     void heartbeat() {
-        EtcdMemberConfig config = EtcdMemberConfig.first("cp-0", Path.of("/d"), "https://10.0.0.1:2379", "https://10.0.0.1:2380",
-                "c0ffee", CLIENT).withHeartbeat(Duration.ofMillis(500));
+        EtcdMemberConfig config = member(Duration.ofMillis(500));
         assertTrue(config.arguments().containsAll(List.of("--heartbeat-interval=500", "--election-timeout=5000")),
                 config.arguments().toString());
         for (Duration wrong : List.of(Duration.ZERO, Duration.ofNanos(500), Duration.ofMillis(5001), Duration.ofMinutes(1))) {
-            var e = assertThrows(IllegalArgumentException.class, () -> config.withHeartbeat(wrong));
+            var e = assertThrows(IllegalArgumentException.class, () -> member(wrong));
             assertTrue(e.getMessage().contains("heartbeat is 1 ms to 5 s"), e.getMessage());
         }
     }
@@ -106,5 +105,11 @@ class EtcdMemberConfigTest {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> EtcdMemberConfig.first("cp-0", Path.of("/d"), "https://10.0.0.1:2379", peer, "c0ffee", CLIENT));
         assertTrue(e.getMessage().contains("binds IP addresses only"), e.getMessage());
+    }
+
+    private static EtcdMemberConfig member(Duration heartbeat) {
+        String peer = "https://10.0.0.1:2380";
+        return new EtcdMemberConfig("cp-0", Path.of("/d"), "https://10.0.0.1:2379", peer, Map.of("cp-0", peer),
+                EtcdMemberConfig.ClusterState.NEW, "c0ffee", CLIENT, CLIENT, "https://10.0.0.1:2379", peer, heartbeat);
     }
 }

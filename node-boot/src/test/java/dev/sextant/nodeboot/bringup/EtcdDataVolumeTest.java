@@ -1,5 +1,6 @@
 package dev.sextant.nodeboot.bringup;
 
+import dev.sextant.etcd.process.EtcdMemberConfig;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -48,7 +49,7 @@ class EtcdDataVolumeTest {
     @BeforeEach
     void node() throws Exception {
         NodeLocalSettings services = new NodeLocalSettings(dir.resolve("state/sextant/services"), Path.of("/run/sextant/kms/kms.sock"), 9090, "",
-                Duration.ofSeconds(5), 2379, 2380, "", 0, 0, "test", dir.resolve("hosts"), Duration.ofMillis(100));
+                Duration.ofSeconds(5), 2379, 2380, "", 0, 0, "test", dir.resolve("hosts"), EtcdMemberConfig.DEFAULT_HEARTBEAT);
         dataDir = ControlPlaneEtcd.dataDir(services);
         Files.createDirectories(dir.resolve("sys/block/vdb"));
         Files.writeString(dir.resolve("sys/block/vdb/serial"), "sx1:test:cp:z1:m1\n");

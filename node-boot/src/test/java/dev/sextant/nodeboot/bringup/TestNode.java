@@ -1,5 +1,6 @@
 package dev.sextant.nodeboot.bringup;
 
+import dev.sextant.etcd.process.EtcdMemberConfig;
 import dev.sextant.etcd.client.EndpointStatus;
 import dev.sextant.nodeboot.deploy.ControlPlaneEtcd;
 import dev.sextant.nodeboot.deploy.EtcdProbe;
@@ -86,7 +87,7 @@ public final class TestNode implements AutoCloseable {
         this.kmsSocket = new KmsSocketStandIn(run.resolve("sextant/kms/kms.sock"));
         this.nodeLocalSettings = new NodeLocalSettings(dir.resolve("state/sextant/services"),
                 kmsSocket.socket(), services.getLocalPort(), "", Duration.ofSeconds(5), 2379, 2380, "", 0, 0, "sextant",
-                dir.resolve("hosts"), Duration.ofMillis(100));
+                dir.resolve("hosts"), EtcdMemberConfig.DEFAULT_HEARTBEAT);
         var nodeLocal = new NodeLocalServices(nodeLocalSettings, units, etcd);
         var dataVolumes = new DataVolumes(new DataVolumeSettings(false, "", "cp", "", dir, dir, dir, "x", dir,
                 Duration.ofMinutes(1), 8192, 4), (argv, stdin) -> { throw new AssertionError("no data volume"); });

@@ -1,5 +1,6 @@
 package dev.sextant.nodeboot.deploy;
 
+import dev.sextant.etcd.process.EtcdMemberConfig;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -46,7 +47,7 @@ class ControlPlaneEtcdFilesTest {
 
     private NodeLocalSettings settings(String advertiseHost, int advertisePeerPort, int advertiseClientPort) {
         return new NodeLocalSettings(dir.resolve("services"), Path.of("/run/sextant/kms/kms.sock"), 9090, "", Duration.ofSeconds(5), 2379, 2380, advertiseHost,
-                advertisePeerPort, advertiseClientPort, "demo", dir.resolve("hosts"), Duration.ofMillis(100));
+                advertisePeerPort, advertiseClientPort, "demo", dir.resolve("hosts"), EtcdMemberConfig.DEFAULT_HEARTBEAT);
     }
 
     private EtcdTlsFiles prepared() throws Exception {
@@ -180,7 +181,7 @@ class ControlPlaneEtcdFilesTest {
     void unitMatchesTheDeployer() throws Exception {
         Map<String, String> unit = EtcdUnitAsProcess.unit();
         ControlPlaneEtcd image = new ControlPlaneEtcd(new NodeLocalSettings(Path.of(EtcdUnitAsProcess.IMAGE_SERVICES_DIR), Path.of("/run/sextant/kms/kms.sock"), 9090, "",
-                Duration.ofMinutes(5), 2379, 2380, "", 0, 0, "sextant", Path.of("/etc/hosts"), Duration.ofMillis(100)));
+                Duration.ofMinutes(5), 2379, 2380, "", 0, 0, "sextant", Path.of("/etc/hosts"), EtcdMemberConfig.DEFAULT_HEARTBEAT));
         assertEquals(image.environmentFile().toString(), unit.get("EnvironmentFile"));
         assertEquals(image.environmentFile().toString(), unit.get("ConditionPathExists"));
         assertEquals("/usr/bin/etcd $" + ControlPlaneEtcd.ARGS_VARIABLE, unit.get("ExecStart"), "unquoted: split at whitespace");

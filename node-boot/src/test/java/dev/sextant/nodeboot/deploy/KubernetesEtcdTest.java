@@ -1,5 +1,6 @@
 package dev.sextant.nodeboot.deploy;
 
+import dev.sextant.etcd.process.EtcdMemberConfig;
 import static dev.sextant.nodeboot.deploy.DeployInputs.MEASUREMENTS;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -50,7 +51,7 @@ class KubernetesEtcdTest {
         EtcdInstalled.require();
         systemd = new EtcdUnitAsProcess(dir.resolve("services"), dir.resolve("etcd.log"));
         NodeLocalSettings settings = new NodeLocalSettings(dir.resolve("services"), Path.of("/run/sextant/kms/kms.sock"), 9090, "", Duration.ofSeconds(30),
-                PORTS.next(), PORTS.next(), "", 0, 0, "test", dir.resolve("hosts"), Duration.ofMillis(100));
+                PORTS.next(), PORTS.next(), "", 0, 0, "test", dir.resolve("hosts"), EtcdMemberConfig.DEFAULT_HEARTBEAT);
         KubernetesServices services = new KubernetesServices(new KubernetesServicesSettings("sextant/join-service@sha256:"
                 + "a".repeat(64), "sextant/kms@sha256:" + "b".repeat(64), 30090), settings, systemd, new EtcdStatusProbe());
         byte[] secret = new byte[32];

@@ -1,5 +1,6 @@
 package dev.sextant.nodeboot.deploy;
 
+import dev.sextant.etcd.process.EtcdMemberConfig;
 import static dev.sextant.nodeboot.deploy.DeployInputs.MEASUREMENTS;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -76,7 +77,7 @@ class KubernetesServicesTest {
         return new KubernetesServices(new KubernetesServicesSettings("sextant/join-service@sha256:" + "a".repeat(64),
                 "sextant/kms@sha256:" + "b".repeat(64), 30090),
                 new NodeLocalSettings(servicesDir(), Path.of("/run/sextant/kms/kms.sock"), 9090, "", Duration.ofSeconds(5), 2379, 2380, "", 0, 0, "sextant",
-                        dir.resolve("hosts"), Duration.ofMillis(100)), systemctl, probe);
+                        dir.resolve("hosts"), EtcdMemberConfig.DEFAULT_HEARTBEAT), systemctl, probe);
     }
 
     private ServicesInput input(SignedMeasurements measurements) throws Exception {

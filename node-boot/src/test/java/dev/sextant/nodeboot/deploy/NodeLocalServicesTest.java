@@ -1,5 +1,6 @@
 package dev.sextant.nodeboot.deploy;
 
+import dev.sextant.etcd.process.EtcdMemberConfig;
 import static dev.sextant.nodeboot.deploy.DeployInputs.MEASUREMENTS;
 import static dev.sextant.nodeboot.deploy.DeployInputs.input;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -93,7 +94,7 @@ class NodeLocalServicesTest {
 
     private NodeLocalSettings settings(int joinPort, Duration readyTimeout) {
         return new NodeLocalSettings(dir.resolve("services"), kms.socket(), joinPort, "device:/dev/tpmrm0", readyTimeout,
-                2379, 2380, "", 0, 0, "sextant", dir.resolve("hosts"), Duration.ofMillis(100));
+                2379, 2380, "", 0, 0, "sextant", dir.resolve("hosts"), EtcdMemberConfig.DEFAULT_HEARTBEAT);
     }
 
     private NodeLocalServices services(CommandRunner runner, int joinPort, Duration readyTimeout, EtcdProbe probe) {

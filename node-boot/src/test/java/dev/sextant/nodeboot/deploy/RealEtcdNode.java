@@ -1,5 +1,6 @@
 package dev.sextant.nodeboot.deploy;
 
+import dev.sextant.etcd.process.EtcdMemberConfig;
 import dev.sextant.etcd.client.EtcdClient;
 import dev.sextant.etcd.client.EtcdClientConfig;
 import dev.sextant.etcd.pki.EtcdTlsFiles;
@@ -45,7 +46,7 @@ public final class RealEtcdNode implements AutoCloseable {
         this.join = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
         this.systemd = new EtcdUnitAsProcess(dir.resolve("services"), dir.resolve("etcd.log"));
         this.settings = new NodeLocalSettings(dir.resolve("services"), kms.socket(), join.getLocalPort(), "",
-                Duration.ofSeconds(30), PORTS.next(), PORTS.next(), advertiseHost, 0, 0, CLUSTER, dir.resolve("hosts"), Duration.ofMillis(100));
+                Duration.ofSeconds(30), PORTS.next(), PORTS.next(), advertiseHost, 0, 0, CLUSTER, dir.resolve("hosts"), EtcdMemberConfig.DEFAULT_HEARTBEAT);
         this.services = new NodeLocalServices(settings, systemd, new EtcdStatusProbe());
     }
 

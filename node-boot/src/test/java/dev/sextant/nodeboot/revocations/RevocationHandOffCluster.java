@@ -1,5 +1,6 @@
 package dev.sextant.nodeboot.revocations;
 
+import dev.sextant.etcd.process.EtcdMemberConfig;
 import dev.sextant.attestation.testkit.FreePorts;
 import dev.sextant.etcd.client.EtcdClient;
 import dev.sextant.etcd.pki.EtcdCa;
@@ -70,7 +71,7 @@ public final class RevocationHandOffCluster implements AutoCloseable {
         EtcdTlsFiles.write(services.resolve("etcd").resolve("pki").resolve("join-service"), "join-service", etcd.ca().certificate(),
                 etcd.ca().issueClient("join-service", Instant.now(), EtcdCa.DEFAULT_VALIDITY));
         settings = new NodeLocalSettings(services, dir.resolve("kms.sock"), 9090, "", Duration.ofSeconds(5),
-                etcd.member("cp-0").clientPort(), 2380, "", 0, 0, "demo", dir.resolve("etcd-hosts"), Duration.ofMillis(100));
+                etcd.member("cp-0").clientPort(), 2380, "", 0, 0, "demo", dir.resolve("etcd-hosts"), EtcdMemberConfig.DEFAULT_HEARTBEAT);
 
         int cpPort = FreePorts.on(InetAddress.getByName(CP_IP));
         int workerPort = FreePorts.on(InetAddress.getByName(WORKER_IP));
